@@ -1,0 +1,110 @@
+// The admin API under /admin/v1 (DESIGN.md): JSON, the admin bearer token, `{error:{code,message}}`.
+import { timingSafeEqual } from 'node:crypto';
+import { bodyParser } from '@koa/bodyparser';
+import Router from '@koa/router';
+import type { Middleware } from 'koa';
+import type { Kysely } from 'kysely';
+import { hashSecret } from '../auth/secrets.js';
+import type { DB } from '../db/tables.js';
+import type { Logger } from '../log.js';
+import * as admin from './admin.service.js';
+import { AdminError } from './admin-errors.js';
+
+export interface AdminApiDeps {
+  readonly db: Kysely<DB>;
+  readonly publicUrl: string;
+  readonly adminToken: string;
+  readonly logger: Logger;
+}
+
+const BODY_LIMIT = '1mb';
+
+function buildRouter(deps: AdminApiDeps): Router {
+  const { db, publicUrl } = deps;
+  const router = new Router({ prefix: '/admin/v1' });
+
+  router.post('/orgs', async (ctx) => {
+    const org = await db.transaction().execute((trx) => admin.createOrg(trx, ctx.request.body));
+    ctx.status = 201;
+    ctx.body = admin.renderOrg(org, publicUrl);
+  });
+  router.get('/orgs', async (ctx) => {
+    ctx.body = { orgs: (await admin.listOrgs(db)).map((o) => admin.renderOrg(o, publicUrl)) };
+  });
+  router.get('/orgs/:orgId', async (ctx) => {
+    ctx.body = admin.renderOrg(await admin.getOrg(db, ctx.params.orgId!), publicUrl);
+  });
+  router.patch('/orgs/:orgId', async (ctx) => {
+    const org = await db
+      .transaction()
+      .execute((trx) => admin.updateOrg(trx, ctx.params.orgId!, ctx.request.body));
+    ctx.body = admin.renderOrg(org, publicUrl);
+  });
+  router.post('/orgs/:orgId/tokens', async (ctx) => {
+    const { token, secret } = await db
+      .transaction()
+      .execute((trx) => admin.createToken(trx, ctx.params.orgId!, ctx.request.body));
+    ctx.status = 201;
+    ctx.body = { ...admin.renderToken(token), token: secret };
+  });
+  router.get('/orgs/:orgId/tokens', async (ctx) => {
+    ctx.body = { tokens: (await admin.listTokens(db, ctx.params.orgId!)).map(admin.renderToken) };
+  });
+  return router;
+}
+
+export function adminApi(deps: AdminApiDeps): Middleware {
+  const router = buildRouter(deps);
+  const routes = router.routes();
+  const expected = hashSecret(deps.adminToken);
+  const parseBody = bodyParser({
+    enableTypes: ['json'],
+    jsonLimit: BODY_LIMIT,
+    detectJSON: (ctx) => !ctx.get('content-type'),
+  });
+
+  return async (ctx, next) => {
+    if (ctx.path !== '/admin/v1' && !ctx.path.startsWith('/admin/v1/')) return next();
+    try {
+      const presented = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'))?.[1];
+      if (!presented || !timingSafeEqual(hashSecret(presented), expected)) {
+        ctx.set('WWW-Authenticate', 'Bearer realm="scimd-admin"');
+        throw new AdminError(401, 'unauthorized', 'The admin token is missing or wrong');
+      }
+      const matched = router.match(ctx.path, ctx.method);
+      if (!matched.route) {
+        if (matched.path.length === 0)
+          throw new AdminError(404, 'not_found', `No admin endpoint at ${ctx.path}`);
+        const allowed = [...new Set(matched.path.flatMap((l) => l.methods))].join(', ');
+        ctx.set('Allow', allowed);
+        throw new AdminError(
+          405,
+          'method_not_allowed',
+          `${ctx.method} is not allowed here; allowed: ${allowed}`,
+        );
+      }
+      if (['POST', 'PUT', 'PATCH'].includes(ctx.method)) {
+        const type = ctx.get('content-type');
+        if (type && !ctx.is('application/json')) {
+          throw new AdminError(415, 'unsupported_media_type', 'Send application/json');
+        }
+        await parseBody(ctx, async () => {}).catch((error: { status?: number }) => {
+          if (error.status === 413) throw new AdminError(413, 'payload_too_large', `Body over ${BODY_LIMIT}`);
+          if (error.status === 400)
+            throw new AdminError(400, 'invalid_request', 'The body is not valid JSON');
+          throw error;
+        });
+      }
+      await routes(ctx as Parameters<typeof routes>[0], async () => {});
+    } catch (error) {
+      const adminError =
+        error instanceof AdminError
+          ? error
+          : new AdminError(500, 'internal', 'The request failed unexpectedly');
+      if (!(error instanceof AdminError))
+        deps.logger.error({ err: error }, 'unhandled error in admin request');
+      ctx.status = adminError.status;
+      ctx.body = adminError.toJSON();
+    }
+  };
+}

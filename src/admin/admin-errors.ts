@@ -1,0 +1,27 @@
+// Admin API errors: `{error: {code, message}}` (DESIGN.md). Messages never carry a secret.
+export type AdminErrorCode =
+  | 'unauthorized'
+  | 'not_found'
+  | 'invalid_request'
+  | 'conflict'
+  | 'method_not_allowed'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'internal';
+
+export class AdminError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: AdminErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+
+  toJSON() {
+    return { error: { code: this.code, message: this.message } };
+  }
+}
+
+export const invalidRequest = (message: string) => new AdminError(400, 'invalid_request', message);
+export const notFound = (message: string) => new AdminError(404, 'not_found', message);

@@ -1,0 +1,143 @@
+// Organizations and their SCIM tokens, as the admin API and the CLI see them.
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { z } from 'zod';
+import { generateSecret, hashSecret, secretPrefix } from '../auth/secrets.js';
+import type { DB, TokenScope } from '../db/tables.js';
+import { invalidRequest, notFound } from './admin-errors.js';
+import * as orgsRepo from './orgs.repository.js';
+import * as tokensRepo from './tokens.repository.js';
+
+export const DEPROVISIONING_MODES = ['deactivate', 'anonymize', 'delete'] as const;
+export const TOKEN_SCOPES = ['users', 'groups'] as const;
+
+const orgName = z.string().trim().min(1, 'must not be empty').max(200);
+const createOrgBody = z.strictObject({
+  name: orgName,
+  groupSync: z.boolean().optional(),
+  deprovisioning: z.enum(DEPROVISIONING_MODES).optional(),
+});
+const updateOrgBody = z
+  .strictObject({
+    name: orgName.optional(),
+    groupSync: z.boolean().optional(),
+    deprovisioning: z.enum(DEPROVISIONING_MODES).optional(),
+  })
+  .refine((b) => Object.keys(b).length > 0, 'name, groupSync or deprovisioning is required');
+const createTokenBody = z.strictObject({
+  name: z.string().trim().min(1).max(200).optional(),
+  scopes: z
+    .array(z.enum(TOKEN_SCOPES))
+    .min(1, 'must name at least one of users, groups')
+    .refine((s) => new Set(s).size === s.length, 'must not repeat a scope')
+    .optional(),
+  expiresAt: z.iso.datetime({ offset: true }).optional(),
+});
+
+function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
+  const result = schema.safeParse(body ?? {});
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const field = issue.path.join('.');
+  throw invalidRequest(field ? `${field}: ${issue.message}` : issue.message);
+}
+
+export interface OrgView {
+  id: string;
+  name: string;
+  scimBaseUrl: string;
+  groupSync: boolean;
+  deprovisioning: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function renderOrg(org: orgsRepo.StoredOrg, publicUrl: string): OrgView {
+  return {
+    id: org.id,
+    name: org.name,
+    scimBaseUrl: `${publicUrl}/scim/v2/${org.id}`,
+    groupSync: org.groupSync,
+    deprovisioning: org.deprovisioning,
+    createdAt: org.createdAt.toISOString(),
+    updatedAt: org.updatedAt.toISOString(),
+  };
+}
+
+export function renderToken(token: tokensRepo.StoredToken) {
+  const iso = (d: Date | null) => (d ? d.toISOString() : null);
+  return {
+    id: token.id,
+    name: token.name,
+    scopes: token.scopes,
+    prefix: token.prefix,
+    createdAt: token.createdAt.toISOString(),
+    expiresAt: iso(token.expiresAt),
+    revokedAt: iso(token.revokedAt),
+    lastUsedAt: iso(token.lastUsedAt),
+    replaces: token.replaces,
+    replacedBy: token.replacedBy,
+  };
+}
+
+export async function createOrg(db: Kysely<DB>, body: unknown): Promise<orgsRepo.StoredOrg> {
+  const input = parseBody(createOrgBody, body);
+  return orgsRepo.insertOrg(
+    db,
+    {
+      id: randomUUID(),
+      name: input.name,
+      groupSync: input.groupSync ?? false,
+      deprovisioning: input.deprovisioning ?? 'deactivate',
+    },
+    new Date(),
+  );
+}
+
+export async function getOrg(db: Kysely<DB>, id: string): Promise<orgsRepo.StoredOrg> {
+  const org = await orgsRepo.findOrg(db, id);
+  if (!org) throw notFound(`Organization ${id} not found`);
+  return org;
+}
+
+export const listOrgs = orgsRepo.listOrgs;
+
+export async function updateOrg(db: Kysely<DB>, id: string, body: unknown): Promise<orgsRepo.StoredOrg> {
+  const input = parseBody(updateOrgBody, body);
+  const org = await orgsRepo.updateOrg(db, id, input, new Date());
+  if (!org) throw notFound(`Organization ${id} not found`);
+  return org;
+}
+
+/** Creates a token; the secret is returned here and never again (only its SHA-256 is stored). */
+export async function createToken(
+  db: Kysely<DB>,
+  orgId: string,
+  body: unknown,
+): Promise<{ token: tokensRepo.StoredToken; secret: string }> {
+  const input = parseBody(createTokenBody, body);
+  await getOrg(db, orgId);
+  const now = new Date();
+  const expiresAt = input.expiresAt ? new Date(input.expiresAt) : null;
+  if (expiresAt && expiresAt <= now) throw invalidRequest('expiresAt: must be in the future');
+  const secret = generateSecret();
+  const token = await tokensRepo.insertToken(
+    db,
+    orgId,
+    {
+      id: randomUUID(),
+      name: input.name ?? `token ${now.toISOString()}`,
+      scopes: [...(input.scopes ?? TOKEN_SCOPES)] as TokenScope[],
+      prefix: secretPrefix(secret),
+      secretHash: hashSecret(secret),
+      expiresAt,
+    },
+    now,
+  );
+  return { token, secret };
+}
+
+export async function listTokens(db: Kysely<DB>, orgId: string): Promise<tokensRepo.StoredToken[]> {
+  await getOrg(db, orgId);
+  return tokensRepo.listTokens(db, orgId);
+}

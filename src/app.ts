@@ -1,0 +1,46 @@
+// createApp: the ordered middleware list. Each surface (health, admin, SCIM) owns its path prefix and
+// renders its own errors; everything else is a plain 404.
+import Koa from 'koa';
+import type { Kysely } from 'kysely';
+import { adminApi } from './admin/admin-api.js';
+import type { DB } from './db/tables.js';
+import { requestContext } from './http/request-context.js';
+import type { Logger } from './log.js';
+import { scimApi } from './scim-api.js';
+
+export interface AppDeps {
+  readonly db: Kysely<DB>;
+  /** Answers whether the database responds (/readyz). */
+  readonly ping: () => Promise<boolean>;
+  readonly publicUrl: string;
+  readonly adminToken: string;
+  readonly logger: Logger;
+}
+
+export function createApp(deps: AppDeps): Koa {
+  const app = new Koa();
+  app.silent = true;
+  app.on('error', (err) => deps.logger.error({ err }, 'unhandled koa error'));
+
+  app.use(requestContext(deps.logger));
+  app.use(async (ctx, next) => {
+    if (ctx.path === '/healthz') {
+      ctx.body = { status: 'ok' };
+      return;
+    }
+    if (ctx.path === '/readyz') {
+      const ready = await deps.ping();
+      ctx.status = ready ? 200 : 503;
+      ctx.body = { status: ready ? 'ready' : 'database unavailable' };
+      return;
+    }
+    await next();
+  });
+  app.use(adminApi(deps));
+  app.use(scimApi(deps));
+  app.use((ctx) => {
+    ctx.status = 404;
+    ctx.body = { error: { code: 'not_found', message: `Nothing at ${ctx.path}` } };
+  });
+  return app;
+}

@@ -1,0 +1,28 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/** Token secrets are 256 random bits, base64url, with a recognisable prefix for secret scanners. */
+export const TOKEN_PREFIX = 'scimd_';
+const PREFIX_LENGTH = TOKEN_PREFIX.length + 8;
+
+export function generateSecret(): string {
+  return TOKEN_PREFIX + randomBytes(32).toString('base64url');
+}
+
+export function hashSecret(secret: string): Buffer {
+  return createHash('sha256').update(secret, 'utf8').digest();
+}
+
+/** The part of a secret that is stored in clear, shown in listings and used to find the row. */
+export function secretPrefix(secret: string): string {
+  return secret.slice(0, PREFIX_LENGTH);
+}
+
+export function looksLikeSecret(value: string): boolean {
+  return value.startsWith(TOKEN_PREFIX) && value.length > PREFIX_LENGTH;
+}
+
+/** Compares the hash of a presented secret with a stored hash in constant time. */
+export function secretMatches(presented: string, storedHash: Buffer): boolean {
+  const hash = hashSecret(presented);
+  return hash.length === storedHash.length && timingSafeEqual(hash, storedHash);
+}

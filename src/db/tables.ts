@@ -1,0 +1,91 @@
+// Kysely table types. Row types stay inside repositories; services see resources.
+import type { ColumnType, Generated } from 'kysely';
+
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
+type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+
+export type DeprovisioningMode = 'deactivate' | 'anonymize' | 'delete';
+export type TokenScope = 'users' | 'groups';
+
+export interface OrgsTable {
+  id: string;
+  name: string;
+  group_sync: boolean;
+  deprovisioning: DeprovisioningMode;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface ScimTokensTable {
+  org_id: string;
+  id: string;
+  name: string;
+  scopes: string[];
+  /** The first characters of the secret, shown in listings and used to find the row. */
+  prefix: string;
+  /** SHA-256 of the whole secret. The secret itself is never stored. */
+  secret_hash: Buffer;
+  created_at: Timestamp;
+  expires_at: NullableTimestamp;
+  revoked_at: NullableTimestamp;
+  last_used_at: NullableTimestamp;
+  last_success_at: NullableTimestamp;
+  replaces: string | null;
+  replaced_by: string | null;
+}
+
+export interface UsersTable {
+  org_id: string;
+  id: string;
+  user_name: string;
+  external_id: string | null;
+  display_name: string | null;
+  active: boolean;
+  /** The SCIM attributes of the user (core and extensions) as stored; id and meta are columns. */
+  data: ColumnType<Record<string, unknown>, string, string>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  /** Set when a DELETE deprovisioned the user in `deactivate` or `anonymize` mode. */
+  deprovisioned_at: NullableTimestamp;
+}
+
+export interface GroupsTable {
+  org_id: string;
+  id: string;
+  display_name: string;
+  external_id: string | null;
+  data: ColumnType<Record<string, unknown>, string, string>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface GroupMembersTable {
+  org_id: string;
+  group_id: string;
+  user_id: string;
+  /** A display value the IdP sent with the member, echoed back as `display`. */
+  display: string | null;
+  created_at: Timestamp;
+}
+
+export interface AuditEventsTable {
+  org_id: string;
+  id: Generated<string>;
+  at: Timestamp;
+  /** `admin` or `token:<id>` */
+  actor: string;
+  action: string;
+  resource_type: string | null;
+  resource_id: string | null;
+  status: number;
+  request_id: string | null;
+}
+
+export interface DB {
+  orgs: OrgsTable;
+  scim_tokens: ScimTokensTable;
+  users: UsersTable;
+  groups: GroupsTable;
+  group_members: GroupMembersTable;
+  audit_events: AuditEventsTable;
+}

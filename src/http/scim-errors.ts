@@ -1,0 +1,119 @@
+// RFC 7644 §3.12: one error class per scimType, plus the plain HTTP errors a SCIM client can see.
+// Every one is rendered by scimErrorBoundary into the SCIM error schema.
+
+export const ERROR_SCHEMA_URN = 'urn:ietf:params:scim:api:messages:2.0:Error';
+
+export type ScimType =
+  | 'invalidFilter'
+  | 'tooMany'
+  | 'uniqueness'
+  | 'mutability'
+  | 'invalidSyntax'
+  | 'invalidPath'
+  | 'noTarget'
+  | 'invalidValue'
+  | 'invalidVers'
+  | 'sensitive'
+  | 'invalidCursor'
+  | 'expiredCursor'
+  | 'invalidCount';
+
+export class ScimError extends Error {
+  readonly headers: Record<string, string> = {};
+  constructor(
+    readonly status: number,
+    detail: string,
+    readonly scimType?: ScimType,
+  ) {
+    super(detail);
+  }
+
+  toJSON(): Record<string, unknown> {
+    return {
+      schemas: [ERROR_SCHEMA_URN],
+      // RFC 7644 §3.12: status is a string. Okta's checks compare it to "401" and "404".
+      status: String(this.status),
+      ...(this.scimType ? { scimType: this.scimType } : {}),
+      detail: this.message,
+    };
+  }
+}
+
+export class InvalidSyntaxError extends ScimError {
+  constructor(detail: string) {
+    super(400, detail, 'invalidSyntax');
+  }
+}
+export class InvalidValueError extends ScimError {
+  constructor(detail: string) {
+    super(400, detail, 'invalidValue');
+  }
+}
+export class InvalidFilterError extends ScimError {
+  constructor(detail: string) {
+    super(400, detail, 'invalidFilter');
+  }
+}
+export class InvalidPathError extends ScimError {
+  constructor(detail: string) {
+    super(400, detail, 'invalidPath');
+  }
+}
+export class NoTargetError extends ScimError {
+  constructor(detail: string) {
+    super(400, detail, 'noTarget');
+  }
+}
+export class MutabilityError extends ScimError {
+  constructor(detail: string) {
+    super(400, detail, 'mutability');
+  }
+}
+export class UniquenessError extends ScimError {
+  constructor(detail: string) {
+    super(409, detail, 'uniqueness');
+  }
+}
+export class TooManyError extends ScimError {
+  constructor(detail: string) {
+    super(400, detail, 'tooMany');
+  }
+}
+
+export class UnauthorizedError extends ScimError {
+  constructor(detail: string) {
+    super(401, detail);
+    this.headers['WWW-Authenticate'] = 'Bearer realm="scimd"';
+  }
+}
+export class ForbiddenError extends ScimError {
+  constructor(detail: string) {
+    super(403, detail);
+  }
+}
+export class NotFoundError extends ScimError {
+  constructor(detail: string) {
+    super(404, detail);
+  }
+}
+export class MethodNotAllowedError extends ScimError {
+  constructor(method: string, allowed: readonly string[]) {
+    super(405, `${method} is not allowed here; allowed: ${allowed.join(', ')}`);
+    this.headers['Allow'] = allowed.join(', ');
+  }
+}
+export class PayloadTooLargeError extends ScimError {
+  constructor(limit: string) {
+    super(413, `The request body is larger than ${limit}`);
+  }
+}
+export class UnsupportedMediaTypeError extends ScimError {
+  constructor(type: string) {
+    super(415, `Content-Type ${type} is not supported; send application/scim+json or application/json`);
+  }
+}
+export class NotImplementedError extends ScimError {
+  constructor(detail: string) {
+    super(501, detail);
+  }
+}

@@ -1,0 +1,154 @@
+// RFC 7644 §3.4.2.5 and RFC 7643 §2.2 `returned`: which attributes a response carries.
+import { InvalidValueError } from '../http/scim-errors.js';
+import {
+  commonAttributes,
+  coreSchemaOf,
+  extensionSchemasOf,
+  resolveAttributePath,
+} from '../schema/registry.js';
+import type { AttributeDef, ResourceTypeDef } from '../schema/types.js';
+import type { ScimResource } from './validate.js';
+
+export interface ProjectionParams {
+  attributes?: readonly string[] | undefined;
+  excludedAttributes?: readonly string[] | undefined;
+}
+
+/**
+ * A parsed projection: for each schema (keyed by URN, '' for core and common attributes) the set of
+ * named attributes, each either whole (`true`) or narrowed to some sub-attributes.
+ */
+type Selection = Map<string, Map<string, true | Set<string>>>;
+
+interface Projection {
+  readonly mode: 'attributes' | 'excluded' | 'default';
+  readonly selection: Selection;
+  /** Extension schemas named whole in the list. */
+  readonly wholeSchemas: Set<string>;
+}
+
+/** Splits a comma-separated attribute list; a value filter after a name (`emails[type eq "work"]`) is dropped. */
+export function parseAttributeList(raw: string | undefined): string[] | undefined {
+  if (raw === undefined) return undefined;
+  const names = raw
+    .split(',')
+    .map((s) => s.replace(/\[.*$/, '').trim())
+    .filter((s) => s.length > 0);
+  return names.length > 0 ? names : undefined;
+}
+
+function compile(type: ResourceTypeDef, params: ProjectionParams): Projection {
+  const list = params.attributes ?? params.excludedAttributes;
+  const mode = params.attributes ? 'attributes' : params.excludedAttributes ? 'excluded' : 'default';
+  const selection: Selection = new Map();
+  const wholeSchemas = new Set<string>();
+  for (const path of list ?? []) {
+    const resolved = resolveAttributePath(type, path);
+    // Unknown names select nothing; RFC 7644 does not make them an error, and IdPs send a few.
+    if (!resolved) continue;
+    if (resolved.kind === 'extension') {
+      wholeSchemas.add(resolved.schema.id);
+      continue;
+    }
+    const key = resolved.schema && resolved.schema.id !== type.schema ? resolved.schema.id : '';
+    const attrs = selection.get(key) ?? new Map<string, true | Set<string>>();
+    selection.set(key, attrs);
+    const current = attrs.get(resolved.attribute.name);
+    if (!resolved.subAttribute) attrs.set(resolved.attribute.name, true);
+    else if (current !== true) {
+      const subs = current ?? new Set<string>();
+      subs.add(resolved.subAttribute.name);
+      attrs.set(resolved.attribute.name, subs);
+    }
+  }
+  return { mode, selection, wholeSchemas };
+}
+
+export function validateProjectionParams(params: ProjectionParams): void {
+  if (params.attributes && params.excludedAttributes) {
+    throw new InvalidValueError('attributes and excludedAttributes cannot be used together');
+  }
+}
+
+function projectObject(
+  value: Record<string, unknown>,
+  attrs: readonly AttributeDef[],
+  projection: Projection,
+  selected: Map<string, true | Set<string>> | undefined,
+  whole: boolean,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const attr of attrs) {
+    const v = value[attr.name];
+    if (v === undefined) continue;
+    const pick = selected?.get(attr.name);
+    const keep = keepAttribute(attr, projection.mode, whole, pick);
+    if (keep === false) continue;
+    out[attr.name] = keep === true ? v : narrow(v, attr, keep, projection.mode);
+  }
+  return out;
+}
+
+/** true keeps the whole attribute, a Set keeps (or drops, when excluding) those sub-attributes. */
+function keepAttribute(
+  attr: AttributeDef,
+  mode: Projection['mode'],
+  whole: boolean,
+  pick: true | Set<string> | undefined,
+): boolean | Set<string> {
+  if (attr.returned === 'never') return false;
+  if (attr.returned === 'always') return true;
+  if (mode === 'attributes') {
+    if (whole) return attr.returned !== 'request' || pick !== undefined;
+    return pick ?? false;
+  }
+  if (attr.returned === 'request') return false;
+  if (mode === 'excluded') return pick === true ? false : (pick ?? true);
+  return true;
+}
+
+function narrow(value: unknown, attr: AttributeDef, subs: Set<string>, mode: Projection['mode']): unknown {
+  const subAttrs = attr.subAttributes ?? [];
+  const one = (item: unknown) => {
+    if (typeof item !== 'object' || item === null) return item;
+    const out: Record<string, unknown> = {};
+    for (const sub of subAttrs) {
+      const v = (item as Record<string, unknown>)[sub.name];
+      if (v === undefined || sub.returned === 'never') continue;
+      const named = subs.has(sub.name);
+      if (sub.returned === 'always' || (mode === 'attributes' ? named : !named)) out[sub.name] = v;
+    }
+    return out;
+  };
+  return Array.isArray(value) ? value.map(one) : one(value);
+}
+
+/** Applies attributes/excludedAttributes and the `returned` characteristics to a rendered resource. */
+export function projectAttributes(
+  resource: ScimResource,
+  type: ResourceTypeDef,
+  params: ProjectionParams = {},
+): ScimResource {
+  const projection = compile(type, params);
+  // Output order: schemas, id, core attributes, extensions, meta.
+  const [id, meta] = commonAttributes;
+  const core = [id!, ...coreSchemaOf(type).attributes];
+  const out: ScimResource = { schemas: resource.schemas };
+  Object.assign(out, projectObject(resource, core, projection, projection.selection.get(''), false));
+  for (const schema of extensionSchemasOf(type)) {
+    const value = resource[schema.id];
+    if (typeof value !== 'object' || value === null) continue;
+    const whole = projection.wholeSchemas.has(schema.id);
+    if (projection.mode === 'excluded' && whole) continue;
+    const projected = projectObject(
+      value as Record<string, unknown>,
+      schema.attributes,
+      projection,
+      projection.selection.get(schema.id),
+      whole,
+    );
+    if (Object.keys(projected).length > 0) out[schema.id] = projected;
+  }
+  Object.assign(out, projectObject(resource, [meta!], projection, projection.selection.get(''), false));
+  return out;
+}

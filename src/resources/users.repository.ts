@@ -1,0 +1,130 @@
+// SQL for users. The only module that builds queries on the users table; rows never leave it.
+import type { Kysely, Selectable } from 'kysely';
+import { isUuid } from '../db/ids.js';
+import type { DB, UsersTable } from '../db/tables.js';
+import { UniquenessError } from '../http/scim-errors.js';
+import type { ScimResource } from './validate.js';
+
+export interface StoredUser {
+  readonly id: string;
+  readonly attributes: ScimResource;
+  readonly created: Date;
+  readonly lastModified: Date;
+}
+
+function rowToUser(
+  row: Pick<Selectable<UsersTable>, 'id' | 'data' | 'created_at' | 'updated_at'>,
+): StoredUser {
+  return { id: row.id, attributes: row.data, created: row.created_at, lastModified: row.updated_at };
+}
+
+/** The columns the product reads directly, derived from the attributes. */
+function columns(attributes: ScimResource) {
+  return {
+    user_name: String(attributes.userName),
+    external_id: typeof attributes.externalId === 'string' ? attributes.externalId : null,
+    display_name: typeof attributes.displayName === 'string' ? attributes.displayName : null,
+    active: attributes.active !== false,
+    data: JSON.stringify(attributes),
+  };
+}
+
+function rethrowUniqueness(error: unknown): never {
+  const e = error as { code?: string; constraint?: string };
+  if (e.code === '23505' && e.constraint === 'users_org_user_name_ci') {
+    throw new UniquenessError('A user with this userName already exists in the organization');
+  }
+  throw error;
+}
+
+const visible = ['id', 'data', 'created_at', 'updated_at'] as const;
+
+export async function insertUser(
+  db: Kysely<DB>,
+  orgId: string,
+  id: string,
+  attributes: ScimResource,
+  now: Date,
+): Promise<StoredUser> {
+  const row = await db
+    .insertInto('users')
+    .values({ org_id: orgId, id, ...columns(attributes), created_at: now, updated_at: now })
+    .returning(visible)
+    .executeTakeFirstOrThrow()
+    .catch(rethrowUniqueness);
+  return rowToUser(row);
+}
+
+export async function findUser(
+  db: Kysely<DB>,
+  orgId: string,
+  id: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<StoredUser | undefined> {
+  if (!isUuid(id)) return undefined;
+  let query = db
+    .selectFrom('users')
+    .select(visible)
+    .where('org_id', '=', orgId)
+    .where('id', '=', id)
+    .where('deprovisioned_at', 'is', null);
+  if (options.forUpdate) query = query.forUpdate();
+  const row = await query.executeTakeFirst();
+  return row && rowToUser(row);
+}
+
+export async function replaceUser(
+  db: Kysely<DB>,
+  orgId: string,
+  id: string,
+  attributes: ScimResource,
+  now: Date,
+): Promise<StoredUser | undefined> {
+  const row = await db
+    .updateTable('users')
+    .set({ ...columns(attributes), updated_at: now })
+    .where('org_id', '=', orgId)
+    .where('id', '=', id)
+    .where('deprovisioned_at', 'is', null)
+    .returning(visible)
+    .executeTakeFirst()
+    .catch(rethrowUniqueness);
+  return row && rowToUser(row);
+}
+
+export async function deleteUser(db: Kysely<DB>, orgId: string, id: string): Promise<boolean> {
+  if (!isUuid(id)) return false;
+  const result = await db
+    .deleteFrom('users')
+    .where('org_id', '=', orgId)
+    .where('id', '=', id)
+    .where('deprovisioned_at', 'is', null)
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+export interface UserPage {
+  readonly users: StoredUser[];
+  readonly total: number;
+}
+
+export async function listUsers(
+  db: Kysely<DB>,
+  orgId: string,
+  page: { offset: number; limit: number },
+): Promise<UserPage> {
+  const base = db.selectFrom('users').where('org_id', '=', orgId).where('deprovisioned_at', 'is', null);
+  const [countRow, rows] = await Promise.all([
+    base.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow(),
+    page.limit === 0
+      ? Promise.resolve([])
+      : base
+          .select(visible)
+          .orderBy('created_at')
+          .orderBy('id')
+          .offset(page.offset)
+          .limit(page.limit)
+          .execute(),
+  ]);
+  return { users: rows.map(rowToUser), total: Number(countRow.total) };
+}

@@ -1,0 +1,75 @@
+import type Router from '@koa/router';
+import { queryParam, respond, type ScimDeps, type ScimState } from '../http/scim-state.js';
+import { listResponse, parseIndexPage } from './list-response.js';
+import {
+  type ProjectionParams,
+  parseAttributeList,
+  projectAttributes,
+  validateProjectionParams,
+} from './projection.js';
+import { requireScope } from './scopes.js';
+import * as users from './users.service.js';
+
+function projectionOf(ctx: Parameters<typeof queryParam>[0]): ProjectionParams {
+  const params = {
+    attributes: parseAttributeList(queryParam(ctx, 'attributes')),
+    excludedAttributes: parseAttributeList(queryParam(ctx, 'excludedAttributes')),
+  };
+  validateProjectionParams(params);
+  return params;
+}
+
+export function registerUserRoutes(router: Router<ScimState>, deps: ScimDeps): void {
+  const { db } = deps;
+  const scope = requireScope('users');
+
+  router.get('/Users', scope, async (ctx) => {
+    const projection = projectionOf(ctx);
+    const page = parseIndexPage({
+      startIndex: queryParam(ctx, 'startIndex'),
+      count: queryParam(ctx, 'count'),
+    });
+    const { users: found, total } = await users.listUsers(db, ctx.state.org.id, page);
+    const resources = found.map((u) =>
+      projectAttributes(users.renderUser(u, ctx.state.baseUrl), users.userType, projection),
+    );
+    respond(ctx, 200, listResponse(resources, total, page.startIndex));
+  });
+
+  router.post('/Users', scope, async (ctx) => {
+    const projection = projectionOf(ctx);
+    const user = await db
+      .transaction()
+      .execute((trx) => users.createUser(trx, ctx.state.org.id, ctx.request.body));
+    const rendered = users.renderUser(user, ctx.state.baseUrl);
+    ctx.set('Location', (rendered.meta as { location: string }).location);
+    respond(ctx, 201, projectAttributes(rendered, users.userType, projection));
+  });
+
+  router.get('/Users/:id', scope, async (ctx) => {
+    const projection = projectionOf(ctx);
+    const user = await users.getUser(db, ctx.state.org.id, ctx.params.id!);
+    respond(
+      ctx,
+      200,
+      projectAttributes(users.renderUser(user, ctx.state.baseUrl), users.userType, projection),
+    );
+  });
+
+  router.put('/Users/:id', scope, async (ctx) => {
+    const projection = projectionOf(ctx);
+    const user = await db
+      .transaction()
+      .execute((trx) => users.replaceUser(trx, ctx.state.org.id, ctx.params.id!, ctx.request.body));
+    respond(
+      ctx,
+      200,
+      projectAttributes(users.renderUser(user, ctx.state.baseUrl), users.userType, projection),
+    );
+  });
+
+  router.delete('/Users/:id', scope, async (ctx) => {
+    await db.transaction().execute((trx) => users.deleteUser(trx, ctx.state.org.id, ctx.params.id!));
+    respond(ctx, 204);
+  });
+}

@@ -1,0 +1,74 @@
+// SCIM semantics for users: validation, rendering, and the rules of RFC 7644 §3.3–§3.6.
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/tables.js';
+import { NotFoundError } from '../http/scim-errors.js';
+import { ENTERPRISE_USER_SCHEMA_URN, resourceTypes, USER_SCHEMA_URN } from '../schema/registry.js';
+import type { IndexPage } from './list-response.js';
+import * as repo from './users.repository.js';
+import { type ScimResource, validateResource } from './validate.js';
+
+export const userType = resourceTypes.User;
+
+export function renderUser(user: repo.StoredUser, baseUrl: string): ScimResource {
+  const { [ENTERPRISE_USER_SCHEMA_URN]: enterprise, ...core } = user.attributes;
+  return {
+    schemas: enterprise ? [USER_SCHEMA_URN, ENTERPRISE_USER_SCHEMA_URN] : [USER_SCHEMA_URN],
+    id: user.id,
+    ...core,
+    ...(enterprise ? { [ENTERPRISE_USER_SCHEMA_URN]: enterprise } : {}),
+    meta: {
+      resourceType: 'User',
+      created: user.created.toISOString(),
+      lastModified: user.lastModified.toISOString(),
+      location: `${baseUrl}/Users/${user.id}`,
+    },
+  };
+}
+
+/**
+ * What is stored of a validated body: no `schemas` (derived on output) and no writeOnly values.
+ * scimd does not keep passwords: the product authenticates users through the IdP.
+ */
+function storable(attributes: ScimResource): ScimResource {
+  const { schemas: _schemas, password: _password, ...rest } = attributes;
+  return rest;
+}
+
+export async function createUser(db: Kysely<DB>, orgId: string, body: unknown): Promise<repo.StoredUser> {
+  const attributes = storable(validateResource(userType, 'create', body));
+  return repo.insertUser(db, orgId, randomUUID(), attributes, new Date());
+}
+
+export async function getUser(db: Kysely<DB>, orgId: string, id: string): Promise<repo.StoredUser> {
+  const user = await repo.findUser(db, orgId, id);
+  if (!user) throw userNotFound(id);
+  return user;
+}
+
+/** RFC 7644 §3.5.1: PUT replaces every writable attribute; what the body omits is cleared. */
+export async function replaceUser(
+  db: Kysely<DB>,
+  orgId: string,
+  id: string,
+  body: unknown,
+): Promise<repo.StoredUser> {
+  const attributes = storable(validateResource(userType, 'replace', body));
+  const current = await repo.findUser(db, orgId, id, { forUpdate: true });
+  if (!current) throw userNotFound(id);
+  const replaced = await repo.replaceUser(db, orgId, id, attributes, new Date());
+  if (!replaced) throw userNotFound(id);
+  return replaced;
+}
+
+export async function deleteUser(db: Kysely<DB>, orgId: string, id: string): Promise<void> {
+  if (!(await repo.deleteUser(db, orgId, id))) throw userNotFound(id);
+}
+
+export async function listUsers(db: Kysely<DB>, orgId: string, page: IndexPage): Promise<repo.UserPage> {
+  return repo.listUsers(db, orgId, { offset: page.startIndex - 1, limit: page.count });
+}
+
+function userNotFound(id: string): NotFoundError {
+  return new NotFoundError(`User ${id} not found`);
+}

@@ -1,0 +1,132 @@
+// The schema registry: the one place that knows which schemas and attributes exist. Validation,
+// projection, discovery, filters and PATCH all resolve attribute names through it.
+import { attribute, complex } from './attribute.js';
+import { coreGroupSchema, GROUP_SCHEMA_URN } from './core-group.js';
+import { coreUserSchema, USER_SCHEMA_URN } from './core-user.js';
+import { ENTERPRISE_USER_SCHEMA_URN, enterpriseUserSchema } from './enterprise-user.js';
+import type { AttributeDef, ResourceTypeDef, ResourceTypeName, SchemaDef } from './types.js';
+
+export { ENTERPRISE_USER_SCHEMA_URN, GROUP_SCHEMA_URN, USER_SCHEMA_URN };
+
+/** RFC 7643 §3.1: attributes every resource has, outside any schema's attribute list. */
+export const commonAttributes: readonly AttributeDef[] = [
+  attribute('id', 'string', 'Unique identifier of the resource, assigned by the service provider.', {
+    caseExact: true,
+    mutability: 'readOnly',
+    returned: 'always',
+    uniqueness: 'server',
+  }),
+  complex(
+    'meta',
+    'Resource metadata.',
+    [
+      attribute('resourceType', 'string', 'The name of the resource type.', {
+        caseExact: true,
+        mutability: 'readOnly',
+      }),
+      attribute('created', 'dateTime', 'When the resource was added.', { mutability: 'readOnly' }),
+      attribute('lastModified', 'dateTime', 'When the resource was last changed.', {
+        mutability: 'readOnly',
+      }),
+      attribute('location', 'reference', 'The URI of the resource.', {
+        caseExact: true,
+        mutability: 'readOnly',
+        referenceTypes: ['uri'],
+      }),
+      attribute('version', 'string', 'The version of the resource.', {
+        caseExact: true,
+        mutability: 'readOnly',
+      }),
+    ],
+    { mutability: 'readOnly' },
+  ),
+];
+
+export const schemas: readonly SchemaDef[] = [coreUserSchema, enterpriseUserSchema, coreGroupSchema];
+
+export const resourceTypes: Readonly<Record<ResourceTypeName, ResourceTypeDef>> = {
+  User: {
+    id: 'User',
+    name: 'User',
+    endpoint: '/Users',
+    description: 'User Account',
+    schema: USER_SCHEMA_URN,
+    schemaExtensions: [{ schema: ENTERPRISE_USER_SCHEMA_URN, required: false }],
+  },
+  Group: {
+    id: 'Group',
+    name: 'Group',
+    endpoint: '/Groups',
+    description: 'Group',
+    schema: GROUP_SCHEMA_URN,
+    schemaExtensions: [],
+  },
+};
+
+const schemasByLowerId = new Map(schemas.map((s) => [s.id.toLowerCase(), s]));
+
+export function findSchema(urn: string): SchemaDef | undefined {
+  return schemasByLowerId.get(urn.toLowerCase());
+}
+
+export function coreSchemaOf(type: ResourceTypeDef): SchemaDef {
+  return findSchema(type.schema)!;
+}
+
+export function extensionSchemasOf(type: ResourceTypeDef): SchemaDef[] {
+  return type.schemaExtensions.map((e) => findSchema(e.schema)!);
+}
+
+/** Attribute names are case-insensitive (RFC 7643 §2.1). */
+export function findAttribute(attributes: readonly AttributeDef[], name: string): AttributeDef | undefined {
+  const lower = name.toLowerCase();
+  return attributes.find((a) => a.name.toLowerCase() === lower);
+}
+
+/** The attributes addressable without a URN: the core schema's and the common ones. */
+export function topLevelAttributes(type: ResourceTypeDef): readonly AttributeDef[] {
+  return [...commonAttributes, ...coreSchemaOf(type).attributes];
+}
+
+export type ResolvedPath =
+  /** The path names a whole extension schema, e.g. the enterprise URN itself. */
+  | { readonly kind: 'extension'; readonly schema: SchemaDef }
+  | {
+      readonly kind: 'attribute';
+      /** The schema the attribute belongs to; undefined for the common attributes id and meta. */
+      readonly schema: SchemaDef | undefined;
+      readonly attribute: AttributeDef;
+      readonly subAttribute?: AttributeDef;
+    };
+
+/**
+ * Resolves `attr`, `attr.sub`, `urn:…:attr` and `urn:…:attr.sub` (RFC 7644 §3.10) against a resource
+ * type, case-insensitively. Returns undefined when the path names nothing in the registry.
+ */
+export function resolveAttributePath(type: ResourceTypeDef, path: string): ResolvedPath | undefined {
+  let schema: SchemaDef | undefined;
+  let rest = path;
+  if (path.toLowerCase().startsWith('urn:')) {
+    const lower = path.toLowerCase();
+    const candidates = [coreSchemaOf(type), ...extensionSchemasOf(type)];
+    schema = candidates.find(
+      (s) => lower === s.id.toLowerCase() || lower.startsWith(`${s.id.toLowerCase()}:`),
+    );
+    if (!schema) return undefined;
+    if (lower === schema.id.toLowerCase()) {
+      return schema.id === type.schema ? undefined : { kind: 'extension', schema };
+    }
+    rest = path.slice(schema.id.length + 1);
+  }
+  const [name, subName, ...tooDeep] = rest.split('.');
+  if (!name || tooDeep.length > 0) return undefined;
+  const isCore = !schema || schema.id === type.schema;
+  const attributes = isCore ? topLevelAttributes(type) : schema!.attributes;
+  const attr = findAttribute(attributes, name);
+  if (!attr) return undefined;
+  const owner = isCore ? (commonAttributes.includes(attr) ? undefined : coreSchemaOf(type)) : schema;
+  if (subName === undefined) return { kind: 'attribute', schema: owner, attribute: attr };
+  const sub = attr.subAttributes ? findAttribute(attr.subAttributes, subName) : undefined;
+  if (!sub) return undefined;
+  return { kind: 'attribute', schema: owner, attribute: attr, subAttribute: sub };
+}

@@ -1,0 +1,113 @@
+// Everything under {PUBLIC_URL}/scim/v2/{orgId}: one error boundary that renders every failure as a
+// SCIM error (RFC 7644 §3.12), then authentication, routing checks, content type, body, and routes.
+import { bodyParser } from '@koa/bodyparser';
+import Router from '@koa/router';
+import type { Middleware } from 'koa';
+import { type AuthenticatedToken, authenticateScimRequest, recordTokenUse } from './auth/scim-auth.js';
+import { registerDiscoveryRoutes } from './discovery/discovery.routes.js';
+import {
+  InvalidSyntaxError,
+  MethodNotAllowedError,
+  NotFoundError,
+  NotImplementedError,
+  PayloadTooLargeError,
+  ScimError,
+  UnsupportedMediaTypeError,
+} from './http/scim-errors.js';
+import { SCIM_CONTENT_TYPE, type ScimDeps, type ScimState } from './http/scim-state.js';
+import type { Logger } from './log.js';
+import { registerUserRoutes } from './resources/users.routes.js';
+
+const SCIM_PATH = /^\/scim\/v2\/([^/]+)(\/.*)?$/i;
+const BODY_LIMIT = '1mb';
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+const JSON_TYPES = ['application/scim+json', 'application/json'];
+
+export interface ScimApiDeps extends ScimDeps {
+  readonly logger: Logger;
+}
+
+function buildRouter(deps: ScimDeps): Router<ScimState> {
+  // Routes match case-insensitively and with or without a trailing slash (`/users`, `/Users/`):
+  // the Microsoft collection sends both.
+  const router = new Router<ScimState>({ prefix: '/scim/v2/:orgId', sensitive: false, strict: false });
+  registerDiscoveryRoutes(router);
+  registerUserRoutes(router, deps);
+  const notImplemented = (what: string) => () => {
+    throw new NotImplementedError(`${what} is not supported by this service provider`);
+  };
+  router.all('/Bulk', notImplemented('Bulk'));
+  router.all('/Me', notImplemented('/Me'));
+  return router;
+}
+
+export function scimApi(deps: ScimApiDeps): Middleware {
+  const router = buildRouter(deps);
+  const routes = router.routes();
+  const parseBody = bodyParser({
+    enableTypes: ['json'],
+    jsonLimit: BODY_LIMIT,
+    encoding: 'utf-8',
+    // A body sent without any Content-Type is read as JSON rather than refused.
+    detectJSON: (ctx) => !ctx.get('content-type'),
+  });
+
+  return async (ctx, next) => {
+    const match = SCIM_PATH.exec(ctx.path);
+    if (!match) return next();
+    let token: AuthenticatedToken | undefined;
+    try {
+      const orgId = decodeURIComponent(match[1]!);
+      const now = new Date();
+      token = await authenticateScimRequest(deps.db, orgId, ctx.get('authorization'), now);
+      const state = ctx.state as ScimState;
+      state.org = token.org;
+      state.tokenId = token.tokenId;
+      state.scopes = token.scopes;
+      state.baseUrl = `${deps.publicUrl}/scim/v2/${encodeURIComponent(orgId)}`;
+
+      const matched = router.match(ctx.path, ctx.method);
+      if (!matched.route) {
+        if (matched.path.length === 0) throw new NotFoundError(`No SCIM endpoint at ${ctx.path}`);
+        const allowed = [...new Set(matched.path.flatMap((layer) => layer.methods))];
+        throw new MethodNotAllowedError(ctx.method, allowed);
+      }
+      if (BODY_METHODS.has(ctx.method)) {
+        const type = ctx.get('content-type');
+        if (type && !ctx.is(JSON_TYPES)) throw new UnsupportedMediaTypeError(type.split(';')[0]!.trim());
+        await parseBody(ctx, async () => {}).catch(bodyError);
+      }
+      // The router fills in params and router on the context it is given.
+      await routes(ctx as Parameters<typeof routes>[0], async () => {});
+      await recordTokenUse(deps.db, token, ctx.status < 400, now).catch((err) =>
+        deps.logger.warn({ err, requestId: ctx.state.requestId }, 'could not record token use'),
+      );
+    } catch (error) {
+      renderError(ctx, error, deps.logger);
+      if (token) await recordTokenUse(deps.db, token, false, new Date()).catch(() => {});
+    }
+  };
+}
+
+/** co-body reports a body over the limit as 413 and unparsable JSON as 400. */
+function bodyError(error: unknown): never {
+  const status = (error as { status?: number }).status;
+  if (status === 413) throw new PayloadTooLargeError(BODY_LIMIT);
+  if (status === 400) throw new InvalidSyntaxError('The request body is not valid JSON');
+  if (status === 415) throw new UnsupportedMediaTypeError('(unknown)');
+  throw error;
+}
+
+function renderError(ctx: Parameters<Middleware>[0], error: unknown, logger: Logger): void {
+  let scimError: ScimError;
+  if (error instanceof ScimError) {
+    scimError = error;
+  } else {
+    logger.error({ err: error, requestId: ctx.state.requestId }, 'unhandled error in SCIM request');
+    scimError = new ScimError(500, 'The service provider failed to process the request');
+  }
+  ctx.status = scimError.status;
+  for (const [name, value] of Object.entries(scimError.headers)) ctx.set(name, value);
+  ctx.body = scimError.toJSON();
+  ctx.type = SCIM_CONTENT_TYPE;
+}

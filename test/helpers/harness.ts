@@ -1,0 +1,86 @@
+// One app on one test database, driven through supertest without a port, plus helpers to create an
+// organization and its tokens through the admin API (the way an administrator would).
+import { pino } from 'pino';
+import supertest from 'supertest';
+import { createApp } from '../../src/app.js';
+import type { Database } from '../../src/db/database.js';
+import { createTestDatabase } from './database.js';
+
+export const PUBLIC_URL = 'https://scim.test.example';
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+export const SCIM_JSON = 'application/scim+json';
+
+export interface Harness {
+  database: Database;
+  http: ReturnType<typeof supertest>;
+  /** Creates an organization with the admin API; returns its id and base path. */
+  createOrg(body?: Record<string, unknown>): Promise<{ id: string; basePath: string; scimBaseUrl: string }>;
+  /** Creates a token with the admin API and returns its secret. */
+  createToken(orgId: string, body?: Record<string, unknown>): Promise<string>;
+  /** An org with a token of both scopes: the usual starting point of a SCIM test. */
+  tenant(): Promise<Tenant>;
+  close(): Promise<void>;
+}
+
+export interface Tenant {
+  orgId: string;
+  basePath: string;
+  baseUrl: string;
+  token: string;
+  get(path: string): supertest.Test;
+  post(path: string, body?: unknown): supertest.Test;
+  put(path: string, body?: unknown): supertest.Test;
+  patch(path: string, body?: unknown): supertest.Test;
+  delete(path: string): supertest.Test;
+}
+
+export async function startHarness(): Promise<Harness> {
+  const database = await createTestDatabase();
+  const app = createApp({
+    db: database.db,
+    ping: database.ping,
+    publicUrl: PUBLIC_URL,
+    adminToken: ADMIN_TOKEN,
+    logger: pino({ level: 'silent' }),
+  });
+  const http = supertest(app.callback());
+  const admin = (method: 'post' | 'get', path: string) =>
+    http[method](`/admin/v1${path}`).set('Authorization', `Bearer ${ADMIN_TOKEN}`);
+
+  const harness: Harness = {
+    database,
+    http,
+    async createOrg(body = { name: 'Acme' }) {
+      const res = await admin('post', '/orgs').send(body).expect(201);
+      return { id: res.body.id, basePath: `/scim/v2/${res.body.id}`, scimBaseUrl: res.body.scimBaseUrl };
+    },
+    async createToken(orgId, body = {}) {
+      const res = await admin('post', `/orgs/${orgId}/tokens`).send(body).expect(201);
+      return res.body.token as string;
+    },
+    async tenant() {
+      const org = await harness.createOrg();
+      const token = await harness.createToken(org.id);
+      const auth = (t: supertest.Test) => t.set('Authorization', `Bearer ${token}`);
+      const send = (t: supertest.Test, body: unknown) =>
+        body === undefined
+          ? auth(t)
+          : auth(t)
+              .set('Content-Type', SCIM_JSON)
+              .send(body as object);
+      return {
+        orgId: org.id,
+        basePath: org.basePath,
+        baseUrl: org.scimBaseUrl,
+        token,
+        get: (path) => auth(http.get(org.basePath + path)),
+        post: (path, body) => send(http.post(org.basePath + path), body),
+        put: (path, body) => send(http.put(org.basePath + path), body),
+        patch: (path, body) => send(http.patch(org.basePath + path), body),
+        delete: (path) => auth(http.delete(org.basePath + path)),
+      };
+    },
+    close: () => database.close(),
+  };
+  return harness;
+}
