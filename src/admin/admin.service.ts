@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { generateSecret, hashSecret, secretPrefix } from '../auth/secrets.js';
 import type { DB, TokenScope } from '../db/tables.js';
+import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../db/text.js';
 import { invalidRequest, notFound } from './admin-errors.js';
 import * as orgsRepo from './orgs.repository.js';
 import * as tokensRepo from './tokens.repository.js';
@@ -11,7 +12,8 @@ import * as tokensRepo from './tokens.repository.js';
 export const DEPROVISIONING_MODES = ['deactivate', 'anonymize', 'delete'] as const;
 export const TOKEN_SCOPES = ['users', 'groups'] as const;
 
-const orgName = z.string().trim().min(1, 'must not be empty').max(200);
+const storableText = z.string().refine(isStorableText, UNSTORABLE_TEXT_MESSAGE);
+const orgName = storableText.pipe(z.string().trim().min(1, 'must not be empty').max(200));
 const createOrgBody = z.strictObject({
   name: orgName,
   groupSync: z.boolean().optional(),
@@ -25,7 +27,7 @@ const updateOrgBody = z
   })
   .refine((b) => Object.keys(b).length > 0, 'name, groupSync or deprovisioning is required');
 const createTokenBody = z.strictObject({
-  name: z.string().trim().min(1).max(200).optional(),
+  name: storableText.pipe(z.string().trim().min(1).max(200)).optional(),
   scopes: z
     .array(z.enum(TOKEN_SCOPES))
     .min(1, 'must name at least one of users, groups')

@@ -2,6 +2,7 @@
 // validator per (resource type, context); the IdP leniencies that apply to whole bodies live here,
 // each named where it applies.
 import { z } from 'zod';
+import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../db/text.js';
 import { InvalidSyntaxError, InvalidValueError } from '../http/scim-errors.js';
 import { commonAttributes, coreSchemaOf, extensionSchemasOf, findAttribute } from '../schema/registry.js';
 import type { AttributeDef, ResourceTypeDef, SchemaDef } from '../schema/types.js';
@@ -25,6 +26,8 @@ function coerceBoolean(value: unknown): unknown {
   return value;
 }
 
+const text = z.string().refine(isStorableText, UNSTORABLE_TEXT_MESSAGE);
+
 const dateTime = z.string().refine((v) => /^\d{4}-\d{2}-\d{2}T/.test(v) && !Number.isNaN(Date.parse(v)), {
   message: 'expected an xsd:dateTime such as 2026-01-31T12:00:00Z',
 });
@@ -43,7 +46,7 @@ function valueSchema(attr: AttributeDef, context: ValidationContext): z.ZodType 
   switch (attr.type) {
     case 'string':
     case 'reference':
-      return z.string();
+      return text;
     case 'binary':
       return z.base64();
     case 'boolean':
@@ -72,11 +75,11 @@ function complexSchema(attr: AttributeDef, context: ValidationContext): z.ZodTyp
 
 function attributeSchema(attr: AttributeDef, context: ValidationContext): z.ZodType {
   const item = valueSchema(attr, context);
-  const required = attr.required && context !== 'response';
+  const required = attr.required;
   const base = attr.multiValued
     ? z.preprocess((raw) => (raw === undefined || Array.isArray(raw) ? raw : [raw]), z.array(item))
     : required && attr.type === 'string'
-      ? z.string().min(1, 'must not be empty')
+      ? text.pipe(z.string().min(1, 'must not be empty'))
       : item;
   return z.preprocess(
     (raw) => {

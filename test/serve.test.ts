@@ -1,0 +1,104 @@
+// The server as a process would run it: serve() on embedded PGlite in a data directory, a second
+// process refused on the same directory, and a graceful stop that lets an in-flight request finish.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readConfig } from '../src/config.js';
+import { serve } from '../src/index.js';
+
+let dataDir: string;
+let running: Awaited<ReturnType<typeof serve>>;
+let port: number;
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'scimd-serve-'));
+  const config = readConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+  running = await serve(config);
+  port = (running.server.address() as AddressInfo).port;
+});
+
+afterAll(async () => {
+  await running?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+function call(method: string, path: string, headers: Record<string, string> = {}, body?: string) {
+  return new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, method, path, headers }, (res) => {
+      let text = '';
+      res.on('data', (chunk) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('serve', () => {
+  it('answers /healthz and /readyz, and wrote the admin token file with mode 0600', async () => {
+    expect((await call('GET', '/healthz')).status).toBe(200);
+    expect((await call('GET', '/readyz')).status).toBe(200);
+    const tokenFile = join(dataDir, 'admin-token');
+    expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
+    const adminToken = readFileSync(tokenFile, 'utf8').trim();
+    const orgs = await call('GET', '/admin/v1/orgs', { Authorization: `Bearer ${adminToken}` });
+    expect(orgs.status).toBe(200);
+  });
+
+  it('refuses a second process on the same PGlite directory with a clear message', () => {
+    const child = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--input-type=module',
+        '-e',
+        "const { main } = await import('./src/cli.ts'); process.exitCode = await main(['migrate']);",
+      ],
+      { env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' }, encoding: 'utf8', timeout: 60_000 },
+    );
+    expect(child.status).toBe(1);
+    expect(child.stderr).toMatch(/in use by another scimd process \(pid \d+\)/);
+    expect(child.stderr).toMatch(/DATABASE_URL/);
+  });
+
+  it('stops gracefully: an in-flight request finishes, then the port closes and the lock is released', async () => {
+    const adminToken = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
+    // Send the headers and half the body, stop the server, then send the rest.
+    const body = JSON.stringify({ name: 'In flight' });
+    const inFlight = new Promise<number>((resolve, reject) => {
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/admin/v1/orgs',
+          headers: {
+            Authorization: `Bearer ${adminToken}`,
+            'Content-Type': 'application/json',
+            'Content-Length': Buffer.byteLength(body),
+          },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
+      req.on('error', reject);
+      req.write(body.slice(0, 5));
+      setTimeout(() => {
+        stopped = running.stop();
+        setTimeout(() => req.end(body.slice(5)), 200);
+      }, 200);
+    });
+    let stopped: Promise<void> | undefined;
+    expect(await inFlight).toBe(201);
+    await stopped;
+    await expect(call('GET', '/healthz')).rejects.toThrow(/ECONNREFUSED/);
+    expect(existsSync(join(dataDir, 'scimd.lock'))).toBe(false);
+  });
+});

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { resolveAttributePath, resourceTypes } from '../../src/schema/registry.js';
+
+const ENTERPRISE = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
+const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
+
+describe('resolveAttributePath', () => {
+  const user = resourceTypes.User;
+
+  it.each([
+    ['userName', USER, 'userName', undefined],
+    ['USERNAME', USER, 'userName', undefined],
+    ['name.FamilyName', USER, 'name', 'familyName'],
+    [`${USER}:userName`, USER, 'userName', undefined],
+    [`${USER.toUpperCase()}:emails.value`, USER, 'emails', 'value'],
+    [`${ENTERPRISE}:employeeNumber`, ENTERPRISE, 'employeeNumber', undefined],
+    [`${ENTERPRISE}:manager.value`, ENTERPRISE, 'manager', 'value'],
+    ['id', undefined, 'id', undefined],
+    ['meta.lastModified', undefined, 'meta', 'lastModified'],
+  ])('%s', (path, schema, attribute, sub) => {
+    const resolved = resolveAttributePath(user, path);
+    expect(resolved?.kind).toBe('attribute');
+    if (resolved?.kind !== 'attribute') return;
+    expect(resolved.schema?.id).toBe(schema);
+    expect(resolved.attribute.name).toBe(attribute);
+    expect(resolved.subAttribute?.name).toBe(sub);
+  });
+
+  it('resolves an extension URN alone to the extension', () => {
+    expect(resolveAttributePath(user, ENTERPRISE.toLowerCase())).toMatchObject({
+      kind: 'extension',
+      schema: { id: ENTERPRISE },
+    });
+  });
+
+  it.each([
+    'nope',
+    'name.nope',
+    'name.givenName.deeper',
+    'userName.value',
+    'employeeNumber',
+    `${ENTERPRISE}:userName`,
+    'urn:example:unknown:attr',
+    USER,
+    '',
+  ])('does not resolve %s', (path) => {
+    expect(resolveAttributePath(user, path)).toBeUndefined();
+  });
+
+  it('keeps resource types apart', () => {
+    expect(resolveAttributePath(resourceTypes.Group, 'userName')).toBeUndefined();
+    expect(resolveAttributePath(resourceTypes.Group, 'members.value')).toMatchObject({ kind: 'attribute' });
+    expect(resolveAttributePath(resourceTypes.Group, `${ENTERPRISE}:department`)).toBeUndefined();
+  });
+});
