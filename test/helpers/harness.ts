@@ -2,6 +2,7 @@
 // organization and its tokens through the admin API (the way an administrator would).
 import { pino } from 'pino';
 import supertest from 'supertest';
+import { afterAll, beforeAll } from 'vitest';
 import { createApp } from '../../src/app.js';
 import type { Database } from '../../src/db/database.js';
 import { createTestDatabase } from './database.js';
@@ -83,4 +84,17 @@ export async function startHarness(): Promise<Harness> {
     close: () => database.close(),
   };
   return harness;
+}
+
+/**
+ * One harness per test file (a PGlite instance is expensive): started before the file's tests, given
+ * to `ready` to set up what the tests share, and closed after them.
+ */
+export function useHarness(ready: (harness: Harness) => Promise<void> | void): void {
+  let harness: Harness | undefined;
+  beforeAll(async () => {
+    harness = await startHarness();
+    await ready(harness);
+  });
+  afterAll(() => harness?.close());
 }

@@ -1,16 +1,15 @@
 // Every bad input of the Foundation issue gets a SCIM error with the right status and scimType,
 // never a 500, and never a half-written row.
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, SCIM_JSON, startHarness, type Tenant } from '../helpers/harness.js';
+import { describe, expect, it } from 'vitest';
+import { type Harness, SCIM_JSON, type Tenant, useHarness } from '../helpers/harness.js';
 
 let harness: Harness;
 let t: Tenant;
-beforeAll(async () => {
-  harness = await startHarness();
+useHarness(async (h) => {
+  harness = h;
   t = await harness.tenant();
 });
-afterAll(() => harness?.close());
 
 const ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
 

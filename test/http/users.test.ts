@@ -1,18 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { validateResource } from '../../src/resources/validate.js';
 import { resourceTypes } from '../../src/schema/registry.js';
-import { type Harness, SCIM_JSON, startHarness, type Tenant } from '../helpers/harness.js';
+import { type Harness, SCIM_JSON, type Tenant, useHarness } from '../helpers/harness.js';
 
 const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
 const ENTERPRISE = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
 
 let harness: Harness;
 let t: Tenant;
-beforeAll(async () => {
-  harness = await startHarness();
+useHarness(async (h) => {
+  harness = h;
   t = await harness.tenant();
 });
-afterAll(() => harness?.close());
 
 // Entra's create body (research/conformance.md §1.4): nulls, meta, empty roles, string booleans.
 const entraUser = (userName: string) => ({
