@@ -10,6 +10,8 @@ import type { DB } from './tables.js';
 export interface Database {
   readonly db: Kysely<DB>;
   readonly kind: 'postgres' | 'pglite';
+  /** The schema the tables live in when not the default search path (tests). */
+  readonly schema?: string | undefined;
   /** Answers whether the database responds; used by /readyz. */
   ping(): Promise<boolean>;
   /** PGlite only: the data directory as a tarball (tests start from a migrated snapshot). */
@@ -42,7 +44,13 @@ async function openPostgres(connectionString: string, options: DatabaseOptions):
     ...(options.searchPath ? { options: `-c search_path=${options.searchPath}` } : {}),
   });
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-  return { db, kind: 'postgres', ping: () => ping(db), close: () => db.destroy() };
+  return {
+    db,
+    kind: 'postgres',
+    schema: options.searchPath,
+    ping: () => ping(db),
+    close: () => db.destroy(),
+  };
 }
 
 async function openPglite(dir: string, snapshot?: Blob): Promise<Database> {

@@ -13,22 +13,28 @@ export async function createTestDatabase(): Promise<Database> {
   const url = process.env.TEST_DATABASE_URL;
   if (url) {
     const schema = `scimd_test_${randomBytes(6).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    await admin.query(`create schema ${schema}`);
-    await admin.end();
-    const database = await openDatabase({ databaseUrl: url, searchPath: schema, poolSize: 5 });
-    await migrateToLatest(database.db);
-    return {
-      ...database,
-      close: async () => {
-        await database.close();
-        const cleanup = new pg.Client({ connectionString: url });
-        await cleanup.connect();
-        await cleanup.query(`drop schema ${schema} cascade`);
-        await cleanup.end();
-      },
+    const run = async (statement: string) => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        await client.query(statement);
+      } finally {
+        await client.end();
+      }
     };
+    await run(`create schema ${schema}`);
+    const database = await openDatabase({ databaseUrl: url, searchPath: schema, poolSize: 5 });
+    const close = async () => {
+      await database.close();
+      await run(`drop schema ${schema} cascade`);
+    };
+    try {
+      await migrateToLatest(database.db, schema);
+    } catch (error) {
+      await close();
+      throw error;
+    }
+    return { ...database, close };
   }
   const snapshot = inject('pgliteSnapshot');
   const database = await openDatabase({
