@@ -2,7 +2,7 @@
 // clients of the admin API.
 import { parseArgs } from 'node:util';
 import { readConfig } from './config.js';
-import { openDatabase } from './db/database.js';
+import { type Database, openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { main as serveMain } from './index.js';
 
@@ -54,9 +54,10 @@ function parse(argv: string[]) {
 }
 
 async function migrate(json: boolean): Promise<number> {
-  const config = readConfig();
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: config.dataDir });
+  let database: Database | undefined;
   try {
+    const config = readConfig();
+    database = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: config.dataDir });
     const applied = await migrateToLatest(database.db);
     if (json) process.stdout.write(`${JSON.stringify({ applied })}\n`);
     else
@@ -66,6 +67,6 @@ async function migrate(json: boolean): Promise<number> {
     process.stderr.write(`scimd migrate: ${(error as Error).message}\n`);
     return 1;
   } finally {
-    await database.close();
+    await database?.close();
   }
 }

@@ -64,6 +64,7 @@ describe('serve', () => {
     expect(child.status).toBe(1);
     expect(child.stderr).toMatch(/in use by another scimd process \(pid \d+\)/);
     expect(child.stderr).toMatch(/DATABASE_URL/);
+    expect(child.stderr).not.toMatch(/\n\s+at /); // a message, not a stack trace
   });
 
   it('stops gracefully: an in-flight request finishes, then the port closes and the lock is released', async () => {
