@@ -1,6 +1,5 @@
 // Everything under {PUBLIC_URL}/scim/v2/{orgId}: one error boundary that renders every failure as a
 // SCIM error (RFC 7644 §3.12), then authentication, routing checks, content type, body, and routes.
-import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { type AuthenticatedToken, authenticateScimRequest, recordTokenUse } from './auth/scim-auth.js';
@@ -15,12 +14,11 @@ import {
   UnsupportedMediaTypeError,
 } from './http/scim-errors.js';
 import { SCIM_CONTENT_TYPE, type ScimDeps, type ScimState } from './http/scim-state.js';
+import { BODY_LIMIT, BODY_METHODS, checkRoute, jsonBodyReader } from './http/surface.js';
 import type { Logger } from './log.js';
 import { registerUserRoutes } from './resources/users.routes.js';
 
 const SCIM_PATH = /^\/scim\/v2\/([^/]+)(\/.*)?$/i;
-const BODY_LIMIT = '1mb';
-const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 const JSON_TYPES = ['application/scim+json', 'application/json'];
 
 export interface ScimApiDeps extends ScimDeps {
@@ -44,13 +42,7 @@ function buildRouter(deps: ScimDeps): Router<ScimState> {
 export function scimApi(deps: ScimApiDeps): Middleware {
   const router = buildRouter(deps);
   const routes = router.routes();
-  const parseBody = bodyParser({
-    enableTypes: ['json'],
-    jsonLimit: BODY_LIMIT,
-    encoding: 'utf-8',
-    // A body sent without any Content-Type is read as JSON rather than refused.
-    detectJSON: (ctx) => !ctx.get('content-type'),
-  });
+  const readBody = jsonBodyReader();
 
   return async (ctx, next) => {
     const match = SCIM_PATH.exec(ctx.path);
@@ -66,18 +58,16 @@ export function scimApi(deps: ScimApiDeps): Middleware {
       state.scopes = token.scopes;
       state.baseUrl = `${deps.publicUrl}/scim/v2/${encodeURIComponent(orgId)}`;
 
-      const matched = router.match(ctx.path, ctx.method);
-      if (!matched.route) {
-        if (matched.path.length === 0) throw new NotFoundError(`No SCIM endpoint at ${ctx.path}`);
-        const allowed = [...new Set(matched.path.flatMap((layer) => layer.methods))];
-        throw new MethodNotAllowedError(ctx.method, allowed);
-      }
+      const route = checkRoute(router, ctx);
+      if (route.kind === 'notFound') throw new NotFoundError(`No SCIM endpoint at ${ctx.path}`);
+      if (route.kind === 'methodNotAllowed') throw new MethodNotAllowedError(ctx.method, route.allowed);
       if (BODY_METHODS.has(ctx.method)) {
         const type = ctx.get('content-type');
         if (type && !ctx.is(JSON_TYPES)) throw new UnsupportedMediaTypeError(type.split(';')[0]!.trim());
-        await parseBody(ctx, async () => {}).catch(bodyError);
+        const failure = await readBody(ctx);
+        if (failure === 'tooLarge') throw new PayloadTooLargeError(BODY_LIMIT);
+        if (failure === 'invalidJson') throw new InvalidSyntaxError('The request body is not valid JSON');
       }
-      // The router fills in params and router on the context it is given.
       await routes(ctx as Parameters<typeof routes>[0], async () => {});
       await recordTokenUse(deps.db, token, ctx.status < 400, now).catch((err) =>
         deps.logger.warn({ err, requestId: ctx.state.requestId }, 'could not record token use'),
@@ -87,15 +77,6 @@ export function scimApi(deps: ScimApiDeps): Middleware {
       if (token) await recordTokenUse(deps.db, token, false, new Date()).catch(() => {});
     }
   };
-}
-
-/** co-body reports a body over the limit as 413 and unparsable JSON as 400. */
-function bodyError(error: unknown): never {
-  const status = (error as { status?: number }).status;
-  if (status === 413) throw new PayloadTooLargeError(BODY_LIMIT);
-  if (status === 400) throw new InvalidSyntaxError('The request body is not valid JSON');
-  if (status === 415) throw new UnsupportedMediaTypeError('(unknown)');
-  throw error;
 }
 
 function renderError(ctx: Parameters<Middleware>[0], error: unknown, logger: Logger): void {

@@ -1,11 +1,11 @@
 // The admin API under /admin/v1 (DESIGN.md): JSON, the admin bearer token, `{error:{code,message}}`.
 import { timingSafeEqual } from 'node:crypto';
-import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { Kysely } from 'kysely';
 import { hashSecret } from '../auth/secrets.js';
 import type { DB } from '../db/tables.js';
+import { BODY_LIMIT, BODY_METHODS, checkRoute, jsonBodyReader } from '../http/surface.js';
 import type { Logger } from '../log.js';
 import * as admin from './admin.service.js';
 import { AdminError } from './admin-errors.js';
@@ -16,8 +16,6 @@ export interface AdminApiDeps {
   readonly adminToken: string;
   readonly logger: Logger;
 }
-
-const BODY_LIMIT = '1mb';
 
 function buildRouter(deps: AdminApiDeps): Router {
   const { db, publicUrl } = deps;
@@ -57,11 +55,7 @@ export function adminApi(deps: AdminApiDeps): Middleware {
   const router = buildRouter(deps);
   const routes = router.routes();
   const expected = hashSecret(deps.adminToken);
-  const parseBody = bodyParser({
-    enableTypes: ['json'],
-    jsonLimit: BODY_LIMIT,
-    detectJSON: (ctx) => !ctx.get('content-type'),
-  });
+  const readBody = jsonBodyReader();
 
   return async (ctx, next) => {
     if (ctx.path !== '/admin/v1' && !ctx.path.startsWith('/admin/v1/')) return next();
@@ -71,11 +65,11 @@ export function adminApi(deps: AdminApiDeps): Middleware {
         ctx.set('WWW-Authenticate', 'Bearer realm="scimd-admin"');
         throw new AdminError(401, 'unauthorized', 'The admin token is missing or wrong');
       }
-      const matched = router.match(ctx.path, ctx.method);
-      if (!matched.route) {
-        if (matched.path.length === 0)
-          throw new AdminError(404, 'not_found', `No admin endpoint at ${ctx.path}`);
-        const allowed = [...new Set(matched.path.flatMap((l) => l.methods))].join(', ');
+      const route = checkRoute(router, ctx);
+      if (route.kind === 'notFound')
+        throw new AdminError(404, 'not_found', `No admin endpoint at ${ctx.path}`);
+      if (route.kind === 'methodNotAllowed') {
+        const allowed = route.allowed.join(', ');
         ctx.set('Allow', allowed);
         throw new AdminError(
           405,
@@ -83,17 +77,15 @@ export function adminApi(deps: AdminApiDeps): Middleware {
           `${ctx.method} is not allowed here; allowed: ${allowed}`,
         );
       }
-      if (['POST', 'PUT', 'PATCH'].includes(ctx.method)) {
+      if (BODY_METHODS.has(ctx.method)) {
         const type = ctx.get('content-type');
         if (type && !ctx.is('application/json')) {
           throw new AdminError(415, 'unsupported_media_type', 'Send application/json');
         }
-        await parseBody(ctx, async () => {}).catch((error: { status?: number }) => {
-          if (error.status === 413) throw new AdminError(413, 'payload_too_large', `Body over ${BODY_LIMIT}`);
-          if (error.status === 400)
-            throw new AdminError(400, 'invalid_request', 'The body is not valid JSON');
-          throw error;
-        });
+        const failure = await readBody(ctx);
+        if (failure === 'tooLarge') throw new AdminError(413, 'payload_too_large', `Body over ${BODY_LIMIT}`);
+        if (failure === 'invalidJson')
+          throw new AdminError(400, 'invalid_request', 'The body is not valid JSON');
       }
       await routes(ctx as Parameters<typeof routes>[0], async () => {});
     } catch (error) {
