@@ -46,6 +46,7 @@ export async function authenticateScimRequest(
       't.last_success_at',
       'o.group_sync',
       'o.deprovisioning',
+      'o.cursor_key',
     ])
     .where('t.org_id', '=', orgId)
     .where('t.prefix', '=', secretPrefix(secret))
@@ -59,6 +60,7 @@ export async function authenticateScimRequest(
       id: orgId,
       groupSync: token.group_sync,
       deprovisioning: token.deprovisioning as DeprovisioningMode,
+      cursorKey: token.cursor_key,
     },
     tokenId: token.id,
     scopes: token.scopes as TokenScope[],

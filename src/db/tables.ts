@@ -12,6 +12,8 @@ export interface OrgsTable {
   name: string;
   group_sync: boolean;
   deprovisioning: DeprovisioningMode;
+  /** Signs this organization's paging cursors. */
+  cursor_key: ColumnType<Buffer, Buffer | undefined, never>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

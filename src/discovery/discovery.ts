@@ -28,6 +28,7 @@ export function serviceProviderConfig(baseUrl: string): ScimResource {
       defaultPaginationMethod: 'index',
       defaultPageSize: capabilities.defaultPageSize,
       maxPageSize: capabilities.maxPageSize,
+      cursorTimeout: capabilities.cursorTimeout,
     },
     authenticationSchemes: [
       {

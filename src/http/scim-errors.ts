@@ -117,3 +117,20 @@ export class NotImplementedError extends ScimError {
     super(501, detail);
   }
 }
+
+// RFC 9865 §5: cursor paging errors.
+export class InvalidCursorError extends ScimError {
+  constructor(detail: string) {
+    super(400, detail, 'invalidCursor');
+  }
+}
+export class ExpiredCursorError extends ScimError {
+  constructor(detail: string) {
+    super(400, detail, 'expiredCursor');
+  }
+}
+export class InvalidCountError extends ScimError {
+  constructor(detail: string) {
+    super(400, detail, 'invalidCount');
+  }
+}

@@ -6,6 +6,8 @@ export interface OrgContext {
   readonly id: string;
   readonly groupSync: boolean;
   readonly deprovisioning: DeprovisioningMode;
+  /** Signs the organization's paging cursors. */
+  readonly cursorKey: Buffer;
 }
 
 /** What authentication established for a SCIM request. */

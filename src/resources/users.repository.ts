@@ -1,8 +1,11 @@
 // SQL for users. The only module that builds queries on the users table; rows never leave it.
-import type { Kysely, Selectable } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import { isUuid } from '../db/ids.js';
 import type { DB, UsersTable } from '../db/tables.js';
+import { keysetAfter, orderBy } from '../filter/sort.js';
+import type { StorageMapping } from '../filter/storage.js';
 import { UniquenessError } from '../http/scim-errors.js';
+import type { ListQuery, ListResult } from './listing.js';
 import type { ScimResource } from './validate.js';
 
 export interface StoredUser {
@@ -103,28 +106,67 @@ export async function deleteUser(db: Kysely<DB>, orgId: string, id: string): Pro
   return result.numDeletedRows > 0n;
 }
 
-export interface UserPage {
-  readonly users: StoredUser[];
-  readonly total: number;
-}
+/** How users are stored, for the filter compiler: columns first, the rest in `data`. */
+export const userStorage: StorageMapping = {
+  table: 'users',
+  data: 'data',
+  columns: {
+    id: { column: 'id', type: 'uuid' },
+    userName: { column: 'user_name', type: 'text' },
+    externalId: { column: 'external_id', type: 'text' },
+    displayName: { column: 'display_name', type: 'text' },
+    active: { column: 'active', type: 'boolean' },
+    'meta.created': { column: 'created_at', type: 'timestamptz' },
+    'meta.lastModified': { column: 'updated_at', type: 'timestamptz' },
+    'meta.resourceType': { constant: 'User' },
+  },
+  relations: {
+    // The readOnly `groups` of a user are its membership rows (RFC 7643 §4.1.2).
+    groups: {
+      rows: (owner) =>
+        sql`group_members as gm join groups as g on g.org_id = gm.org_id and g.id = gm.group_id
+            where gm.org_id = ${sql.ref(`${owner}.org_id`)} and gm.user_id = ${sql.ref(`${owner}.id`)}`,
+      subs: {
+        value: { column: 'gm.group_id', type: 'uuid' },
+        display: { column: 'g.display_name', type: 'text' },
+        type: { constant: 'direct' },
+      },
+    },
+  },
+  indexedValues: new Set(['emails']),
+};
 
+/** One page of the organization's users that match the query, and how many match in all. */
 export async function listUsers(
   db: Kysely<DB>,
   orgId: string,
-  page: { offset: number; limit: number },
-): Promise<UserPage> {
-  const base = db.selectFrom('users').where('org_id', '=', orgId).where('deprovisioned_at', 'is', null);
-  const [countRow, rows] = await Promise.all([
-    base.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow(),
-    page.limit === 0
-      ? Promise.resolve([])
-      : base
-          .select(visible)
-          .orderBy('created_at')
-          .orderBy('id')
-          .offset(page.offset)
-          .limit(page.limit)
-          .execute(),
-  ]);
-  return { users: rows.map(rowToUser), total: Number(countRow.total) };
+  query: ListQuery,
+): Promise<ListResult<StoredUser>> {
+  let base = db.selectFrom('users').where('org_id', '=', orgId).where('deprovisioned_at', 'is', null);
+  if (query.where) base = base.where(query.where);
+  const { page, sortKey } = query;
+  const total = base.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow();
+  if (page.limit === 0) return { items: [], total: Number((await total).total), more: false };
+
+  const descending = page.kind === 'keyset' && page.backwards ? !query.descending : query.descending;
+  const order = orderBy(descending);
+  const id = sql.ref('users.id');
+  let rows = base
+    .select([...visible, sql<string | null>`(${sortKey.expr})::text`.as('sort_value')])
+    .orderBy(sql`${sortKey.expr} ${order.key}`)
+    .orderBy(sql`${id} ${order.id}`);
+  if (page.kind === 'offset') rows = rows.offset(page.offset).limit(page.limit);
+  else {
+    if (page.after) rows = rows.where(keysetAfter(sortKey, id, descending, page.after));
+    rows = rows.limit(page.limit + 1);
+  }
+  const [counted, found] = await Promise.all([total, rows.execute()]);
+  const more = page.kind === 'keyset' && found.length > page.limit;
+  const kept = more ? found.slice(0, page.limit) : found;
+  if (page.kind === 'keyset' && page.backwards) kept.reverse();
+  return {
+    items: kept.map((row) => ({ item: rowToUser(row), id: row.id, sortValue: row.sort_value })),
+    total: Number(counted.total),
+    more,
+  };
 }

@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import { queryParam, respond, type ScimDeps, type ScimState } from '../http/scim-state.js';
-import { listResponse, parseIndexPage } from './list-response.js';
+import { listParamsFromQuery, listParamsFromSearchRequest } from './list-params.js';
 import {
   type ProjectionParams,
   parseAttributeList,
@@ -8,6 +8,7 @@ import {
   validateProjectionParams,
 } from './projection.js';
 import { requireScope } from './scopes.js';
+import { search } from './search.service.js';
 import * as users from './users.service.js';
 
 function projectionOf(ctx: Parameters<typeof queryParam>[0]): ProjectionParams {
@@ -24,16 +25,33 @@ export function registerUserRoutes(router: Router<ScimState>, deps: ScimDeps): v
   const scope = requireScope('users');
 
   router.get('/Users', scope, async (ctx) => {
-    const projection = projectionOf(ctx);
-    const page = parseIndexPage({
-      startIndex: queryParam(ctx, 'startIndex'),
-      count: queryParam(ctx, 'count'),
-    });
-    const { users: found, total } = await users.listUsers(db, ctx.state.org.id, page);
-    const resources = found.map((u) =>
-      projectAttributes(users.renderUser(u, ctx.state.baseUrl), users.userType, projection),
+    const params = listParamsFromQuery(ctx.query);
+    respond(
+      ctx,
+      200,
+      await search(users.searchableUsers(db, ctx.state.org.id, ctx.state.baseUrl), ctx.state.org, params),
     );
-    respond(ctx, 200, listResponse(resources, total, page.startIndex));
+  });
+
+  // RFC 7644 §3.4.3: the same search with its parameters in the body. At the base URL it searches
+  // every resource type the token may read (Users, until Groups are served).
+  router.post('/.search', scope, async (ctx) => {
+    const params = listParamsFromSearchRequest(ctx.request.body);
+    respond(
+      ctx,
+      200,
+      await search(users.searchableUsers(db, ctx.state.org.id, ctx.state.baseUrl), ctx.state.org, params),
+    );
+  });
+
+  // RFC 7644 §3.4.3: the same search with its parameters in the body.
+  router.post('/Users/.search', scope, async (ctx) => {
+    const params = listParamsFromSearchRequest(ctx.request.body);
+    respond(
+      ctx,
+      200,
+      await search(users.searchableUsers(db, ctx.state.org.id, ctx.state.baseUrl), ctx.state.org, params),
+    );
   });
 
   router.post('/Users', scope, async (ctx) => {

@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../db/tables.js';
 import { NotFoundError } from '../http/scim-errors.js';
 import { ENTERPRISE_USER_SCHEMA_URN, resourceTypes, USER_SCHEMA_URN } from '../schema/registry.js';
-import type { IndexPage } from './list-response.js';
+import type { Searchable } from './search.service.js';
 import * as repo from './users.repository.js';
 import { type ScimResource, validateResource } from './validate.js';
 
@@ -29,10 +29,12 @@ export function renderUser(user: repo.StoredUser, baseUrl: string): ScimResource
 /**
  * What is stored of a validated body: no `schemas` (derived on output) and no writeOnly values.
  * scimd does not keep passwords: the product authenticates users through the IdP.
+ * `active` defaults to true.
  */
 function storable(attributes: ScimResource): ScimResource {
   const { schemas: _schemas, password: _password, ...rest } = attributes;
-  return rest;
+  // A user is active unless told otherwise; the response, the `active` column and filters agree.
+  return { ...rest, active: rest.active ?? true };
 }
 
 export async function createUser(db: Kysely<DB>, orgId: string, body: unknown): Promise<repo.StoredUser> {
@@ -65,9 +67,17 @@ export async function deleteUser(db: Kysely<DB>, orgId: string, id: string): Pro
   if (!(await repo.deleteUser(db, orgId, id))) throw userNotFound(id);
 }
 
-export async function listUsers(db: Kysely<DB>, orgId: string, page: IndexPage): Promise<repo.UserPage> {
-  return repo.listUsers(db, orgId, { offset: page.startIndex - 1, limit: page.count });
-}
+export const searchableUsers = (
+  db: Kysely<DB>,
+  orgId: string,
+  baseUrl: string,
+): Searchable<repo.StoredUser> => ({
+  type: userType,
+  storage: repo.userStorage,
+  createdColumn: 'created_at',
+  fetch: (query) => repo.listUsers(db, orgId, query),
+  render: (user) => renderUser(user, baseUrl),
+});
 
 function userNotFound(id: string): NotFoundError {
   return new NotFoundError(`User ${id} not found`);

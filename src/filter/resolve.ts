@@ -1,0 +1,245 @@
+// resolve: ties every attribute path of a parsed filter to the schema registry, checks that each
+// operator fits the attribute's type, and normalises the tree so that the compiler and the evaluator
+// see only two kinds of targets: an attribute of the resource, or a sub-attribute of the element a
+// value path is looking at. A comparison on a multi-valued attribute (`emails.value co "x"`,
+// `emails co "x"`) becomes a value path (`emails[value co "x"]`): it matches when any element does.
+import { isStorableText } from '../db/text.js';
+import { InvalidFilterError } from '../http/scim-errors.js';
+import { findAttribute, resolveAttributePath } from '../schema/registry.js';
+import type { AttributeDef, AttributeType, ResourceTypeDef } from '../schema/types.js';
+import type { CompareOp, Filter, FilterValue, PathText } from './ast.js';
+
+/** A singular attribute of the resource, possibly a sub-attribute of a singular complex one. */
+export interface AttributeTarget {
+  readonly kind: 'attribute';
+  /** URN of the attribute's schema; undefined for the common attributes id and meta. */
+  readonly schema: string | undefined;
+  /** True when the attribute lives in an extension (stored under the extension's URN). */
+  readonly extension: boolean;
+  readonly attribute: AttributeDef;
+  readonly sub?: AttributeDef;
+}
+
+/** A sub-attribute of the element selected by the enclosing value path. */
+export interface ElementTarget {
+  readonly kind: 'element';
+  readonly sub: AttributeDef;
+}
+
+export type Target = AttributeTarget | ElementTarget;
+
+/** A multi-valued complex attribute whose elements a value path tests. */
+export interface MultiValuedTarget {
+  readonly schema: string | undefined;
+  readonly extension: boolean;
+  readonly attribute: AttributeDef;
+}
+
+export type Comparable = string | number | boolean | Date;
+
+export type ResolvedFilter =
+  | {
+      readonly kind: 'compare';
+      readonly target: Target;
+      readonly op: CompareOp;
+      readonly value: Comparable;
+      /** The type the comparison is made in (the target's type). */
+      readonly type: AttributeType;
+    }
+  | { readonly kind: 'present'; readonly target: Target | MultiValuedTargetRef }
+  | { readonly kind: 'and' | 'or'; readonly filters: readonly ResolvedFilter[] }
+  | { readonly kind: 'not'; readonly filter: ResolvedFilter }
+  | { readonly kind: 'valuePath'; readonly target: MultiValuedTarget; readonly filter: ResolvedFilter };
+
+/** `emails pr`: presence of a whole multi-valued attribute. */
+export interface MultiValuedTargetRef extends MultiValuedTarget {
+  readonly kind: 'multiValued';
+}
+
+const ORDERED_TYPES: ReadonlySet<AttributeType> = new Set([
+  'string',
+  'reference',
+  'integer',
+  'decimal',
+  'dateTime',
+]);
+const SUBSTRING_TYPES: ReadonlySet<AttributeType> = new Set(['string', 'reference']);
+const EQUALITY_TYPES: ReadonlySet<AttributeType> = new Set([
+  'string',
+  'reference',
+  'integer',
+  'decimal',
+  'dateTime',
+  'boolean',
+  'binary',
+]);
+
+function invalid(message: string): never {
+  throw new InvalidFilterError(message);
+}
+
+/** RFC 7643 §2.3.5: xsd:dateTime; offsets and any number of fraction digits are accepted. */
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/i;
+
+function coerceValue(value: FilterValue, attr: AttributeDef, op: CompareOp, path: string): Comparable {
+  const type = attr.type;
+  if (value === null)
+    return invalid(`${path} ${op} null is not a valid comparison; use "pr" or "not (… pr)"`);
+  switch (type) {
+    case 'boolean':
+      if (typeof value === 'boolean') return value;
+      // A quoted "true"/"false" is read as the boolean, as it is in request bodies.
+      if (typeof value === 'string' && ['true', 'false'].includes(value.toLowerCase())) {
+        return value.toLowerCase() === 'true';
+      }
+      return invalid(`${path} is a boolean; compare it with true or false, not ${JSON.stringify(value)}`);
+    case 'integer':
+    case 'decimal':
+      if (typeof value === 'number' && (type === 'decimal' || Number.isInteger(value))) return value;
+      return invalid(
+        `${path} is ${type === 'integer' ? 'an integer' : 'a number'}; ${JSON.stringify(value)} is not`,
+      );
+    case 'dateTime': {
+      const text = String(value);
+      const date = new Date(text);
+      if (!DATE_TIME.test(text) || Number.isNaN(date.getTime())) {
+        return invalid(
+          `${path} is a dateTime; ${JSON.stringify(value)} is not one (e.g. "2026-01-31T12:00:00Z")`,
+        );
+      }
+      return date;
+    }
+    case 'string':
+    case 'reference':
+    case 'binary':
+      // A bare number in string position (`employeeNumber eq 7781`) is the string it spells.
+      if (typeof value === 'string' && !isStorableText(value)) {
+        return invalid(`The value compared with ${path} contains a NUL character or an unpaired surrogate`);
+      }
+      if (typeof value === 'string' || typeof value === 'number') return String(value);
+      return invalid(`${path} is a string; compare it with a quoted value, not ${JSON.stringify(value)}`);
+    case 'complex':
+      return invalid(`${path} is complex; compare one of its sub-attributes`);
+  }
+}
+
+function checkOperator(type: AttributeType, op: CompareOp, path: string): void {
+  const allowed =
+    op === 'eq' || op === 'ne'
+      ? EQUALITY_TYPES.has(type)
+      : op === 'co' || op === 'sw' || op === 'ew'
+        ? SUBSTRING_TYPES.has(type)
+        : ORDERED_TYPES.has(type);
+  if (!allowed) invalid(`The operator "${op}" does not apply to ${path}, which is of type ${type}`);
+}
+
+function compare(
+  target: Target,
+  def: AttributeDef,
+  op: CompareOp,
+  value: FilterValue,
+  path: string,
+): ResolvedFilter {
+  checkOperator(def.type, op, path);
+  return { kind: 'compare', target, op, value: coerceValue(value, def, op, path), type: def.type };
+}
+
+/** The default sub-attribute of a complex attribute compared as a whole (RFC 7644 §3.4.2.2). */
+function defaultSub(attr: AttributeDef, path: string): AttributeDef {
+  const value = attr.subAttributes && findAttribute(attr.subAttributes, 'value');
+  return value ?? invalid(`${path} is complex; name the sub-attribute to compare, e.g. ${path}.<name>`);
+}
+
+class Resolver {
+  constructor(private readonly type: ResourceTypeDef) {}
+
+  private lookup(path: PathText) {
+    const resolved = resolveAttributePath(this.type, path.text);
+    if (resolved?.kind !== 'attribute') {
+      return invalid(`${path.text} is not an attribute of ${this.type.name}`);
+    }
+    if (resolved.attribute.returned === 'never' || resolved.subAttribute?.returned === 'never') {
+      return invalid(`${path.text} cannot be used in a filter`);
+    }
+    const schema = resolved.schema?.id;
+    return {
+      schema,
+      extension: schema !== undefined && schema !== this.type.schema,
+      attribute: resolved.attribute,
+      sub: resolved.subAttribute,
+    };
+  }
+
+  resolve(filter: Filter): ResolvedFilter {
+    switch (filter.kind) {
+      case 'and':
+      case 'or':
+        return { kind: filter.kind, filters: filter.filters.map((f) => this.resolve(f)) };
+      case 'not':
+        return { kind: 'not', filter: this.resolve(filter.filter) };
+      case 'valuePath': {
+        const found = this.lookup(filter.path);
+        if (!found.attribute.multiValued || found.attribute.type !== 'complex' || found.sub) {
+          invalid(`${filter.path.text}[…] needs a multi-valued complex attribute`);
+        }
+        const target: MultiValuedTarget = found;
+        return { kind: 'valuePath', target, filter: this.resolveElement(filter.filter, found.attribute) };
+      }
+      case 'present':
+      case 'compare': {
+        const found = this.lookup(filter.path);
+        const path = filter.path.text;
+        if (found.attribute.multiValued) {
+          // `emails pr` asks whether there is any element at all.
+          if (filter.kind === 'present' && !found.sub)
+            return { kind: 'present', target: { kind: 'multiValued', ...found } };
+          const sub = found.sub ?? defaultSub(found.attribute, path);
+          const element: ElementTarget = { kind: 'element', sub };
+          const inner: ResolvedFilter =
+            filter.kind === 'present'
+              ? { kind: 'present', target: element }
+              : compare(element, sub, filter.op, filter.value, path);
+          return { kind: 'valuePath', target: found, filter: inner };
+        }
+        let target: AttributeTarget = { kind: 'attribute', ...found };
+        let def = found.sub ?? found.attribute;
+        if (def.type === 'complex' && filter.kind === 'compare') {
+          // `manager eq "id"` compares manager.value.
+          def = defaultSub(def, path);
+          target = { ...target, sub: def };
+        }
+        if (filter.kind === 'present') return { kind: 'present', target };
+        return compare(target, def, filter.op, filter.value, path);
+      }
+    }
+  }
+
+  /** Resolves the filter inside `attr[…]`: its paths name sub-attributes of one element. */
+  private resolveElement(filter: Filter, attr: AttributeDef): ResolvedFilter {
+    switch (filter.kind) {
+      case 'and':
+      case 'or':
+        return { kind: filter.kind, filters: filter.filters.map((f) => this.resolveElement(f, attr)) };
+      case 'not':
+        return { kind: 'not', filter: this.resolveElement(filter.filter, attr) };
+      case 'valuePath':
+        return invalid(`value filters cannot nest (${filter.path.text}[…] inside ${attr.name}[…])`);
+      case 'present':
+      case 'compare': {
+        const path = filter.path;
+        const sub =
+          !path.uri && !path.sub && attr.subAttributes
+            ? findAttribute(attr.subAttributes, path.name)
+            : undefined;
+        if (!sub) return invalid(`${path.text} is not a sub-attribute of ${attr.name}`);
+        const target: ElementTarget = { kind: 'element', sub };
+        if (filter.kind === 'present') return { kind: 'present', target };
+        return compare(target, sub, filter.op, filter.value, `${attr.name}.${sub.name}`);
+      }
+    }
+  }
+}
+
+export function resolveFilter(filter: Filter, type: ResourceTypeDef): ResolvedFilter {
+  return new Resolver(type).resolve(filter);
+}

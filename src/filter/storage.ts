@@ -1,0 +1,43 @@
+// How a resource type is stored, as the filter compiler needs to know it. Each repository describes
+// its table with one of these; the compiler turns attribute targets into SQL through it.
+import type { RawBuilder } from 'kysely';
+
+export type SqlType = 'text' | 'uuid' | 'boolean' | 'timestamptz' | 'numeric';
+
+/** An attribute kept in a column of its own (`userName` → users.user_name). */
+export interface ColumnSpec {
+  readonly column: string;
+  readonly type: SqlType;
+}
+
+/** An attribute whose value is the same for every resource (`meta.resourceType`, `members.type`). */
+export interface ConstantSpec {
+  readonly constant: string;
+}
+
+/** A multi-valued attribute stored as rows of another table (`members` → group_members). */
+export interface RelationSpec {
+  /** `FROM … WHERE …` selecting the element rows of the resource in `owner` (a table name). */
+  readonly rows: (owner: string) => RawBuilder<unknown>;
+  /** Each filterable sub-attribute, by name: a column of the rows above, or a constant. */
+  readonly subs: Readonly<Record<string, ColumnSpec | ConstantSpec>>;
+}
+
+export interface StorageMapping {
+  readonly table: string;
+  /** The jsonb column holding every attribute without a column: core at the top, extensions under their URN. */
+  readonly data: string;
+  /** Attributes with columns of their own, keyed by path: `id`, `userName`, `meta.created`. */
+  readonly columns: Readonly<Record<string, ColumnSpec | ConstantSpec>>;
+  /** Multi-valued attributes stored as rows, keyed by attribute name. */
+  readonly relations: Readonly<Record<string, RelationSpec>>;
+  /**
+   * Multi-valued attributes with a GIN index on scim_ci_values(data->'<name>') (lower-cased `value`s);
+   * an `eq` on their `value` adds a containment test the index can answer.
+   */
+  readonly indexedValues: ReadonlySet<string>;
+}
+
+export function isConstant(spec: ColumnSpec | ConstantSpec): spec is ConstantSpec {
+  return 'constant' in spec;
+}

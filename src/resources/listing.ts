@@ -1,0 +1,36 @@
+// What a repository's list query takes and gives, whatever the resource type.
+import type { RawBuilder, SqlBool } from 'kysely';
+import type { SortKey } from '../filter/sort.js';
+import type { CursorPosition } from './cursor.js';
+
+export type PageRequest =
+  | { readonly kind: 'offset'; readonly offset: number; readonly limit: number }
+  /** Rows after `after` (before it when `backwards`) in the query's order; from the start when absent. */
+  | {
+      readonly kind: 'keyset';
+      readonly after: CursorPosition | undefined;
+      readonly backwards: boolean;
+      readonly limit: number;
+    };
+
+export interface ListQuery {
+  readonly where: RawBuilder<SqlBool> | undefined;
+  readonly sortKey: SortKey;
+  readonly descending: boolean;
+  readonly page: PageRequest;
+}
+
+export interface Listed<T> {
+  readonly item: T;
+  readonly id: string;
+  /** The row's sort key as text (null when it has none); cursors carry it. */
+  readonly sortValue: string | null;
+}
+
+export interface ListResult<T> {
+  /** In display order. */
+  readonly items: Listed<T>[];
+  readonly total: number;
+  /** keyset: whether more rows lie beyond the page in the direction read. */
+  readonly more: boolean;
+}

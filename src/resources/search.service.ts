@@ -1,0 +1,86 @@
+// One list/search for every resource type: parse → resolve → compile the filter, resolve the sort,
+// then an index page (RFC 7644 §3.4.2.4) or a cursor page (RFC 9865), rendered as a ListResponse.
+import { compileFilter } from '../filter/compile.js';
+import { parseFilter } from '../filter/parse.js';
+import { resolveFilter } from '../filter/resolve.js';
+import { compileSortKey, resolveSort } from '../filter/sort.js';
+import type { StorageMapping } from '../filter/storage.js';
+import type { OrgContext } from '../http/scim-state.js';
+import type { ResourceTypeDef } from '../schema/types.js';
+import { type Cursor, decodeCursor, encodeCursor, queryFingerprint } from './cursor.js';
+import type { ListParams } from './list-params.js';
+import { LIST_RESPONSE_URN, listResponse } from './list-response.js';
+import type { Listed, ListQuery, ListResult } from './listing.js';
+import { projectAttributes } from './projection.js';
+import type { ScimResource } from './validate.js';
+
+export interface Searchable<T> {
+  readonly type: ResourceTypeDef;
+  readonly storage: StorageMapping;
+  /** The column that holds creation time: the default order. */
+  readonly createdColumn: string;
+  fetch(query: ListQuery): Promise<ListResult<T>>;
+  render(item: T): ScimResource;
+}
+
+export async function search<T>(
+  source: Searchable<T>,
+  org: OrgContext,
+  params: ListParams,
+  now = new Date(),
+): Promise<ScimResource> {
+  const where = params.filter
+    ? compileFilter(resolveFilter(parseFilter(params.filter), source.type), source.storage)
+    : undefined;
+  const sort = resolveSort(source.type, params.sortBy, params.sortOrder);
+  const sortKey = compileSortKey(sort, source.storage, source.createdColumn);
+  const project = (listed: Listed<T>[]) =>
+    listed.map((l) => projectAttributes(source.render(l.item), source.type, params.projection));
+  const paging = params.paging;
+
+  if (paging.kind === 'index') {
+    const result = await source.fetch({
+      where,
+      sortKey,
+      descending: sort.descending,
+      page: { kind: 'offset', offset: paging.startIndex - 1, limit: paging.count },
+    });
+    return listResponse(project(result.items), result.total, paging.startIndex);
+  }
+
+  const fingerprint = queryFingerprint([source.type.id, params.filter, sort.key]);
+  const cursor: Cursor | undefined =
+    paging.cursor === ''
+      ? undefined
+      : decodeCursor(paging.cursor, fingerprint, paging.count, org.cursorKey, now);
+  const backwards = cursor?.direction === 'previous';
+  const result = await source.fetch({
+    where,
+    sortKey,
+    descending: sort.descending,
+    page: { kind: 'keyset', after: cursor?.position, backwards, limit: paging.count },
+  });
+  const items = result.items;
+  const first = items[0];
+  const last = items[items.length - 1];
+  // Reading forwards, more rows ahead means a next page; having started from a cursor means a
+  // previous one. Reading backwards it is the other way round.
+  const hasNext = backwards ? true : result.more;
+  const hasPrevious = backwards ? result.more : cursor !== undefined;
+  const encode = (direction: Cursor['direction'], row: Listed<T>) =>
+    encodeCursor(
+      { direction, position: { value: row.sortValue, id: row.id } },
+      fingerprint,
+      paging.count,
+      org.cursorKey,
+      now,
+    );
+  return {
+    schemas: [LIST_RESPONSE_URN],
+    totalResults: result.total,
+    itemsPerPage: items.length,
+    ...(hasNext && last ? { nextCursor: encode('next', last) } : {}),
+    ...(hasPrevious && first ? { previousCursor: encode('previous', first) } : {}),
+    Resources: project(items),
+  };
+}
