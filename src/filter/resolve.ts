@@ -150,6 +150,15 @@ function defaultSub(attr: AttributeDef, path: string): AttributeDef {
   return value ?? invalid(`${path} is complex; name the sub-attribute to compare, e.g. ${path}.<name>`);
 }
 
+/** The attribute alone: a value path's target never carries the sub-attribute it was reached by. */
+function multiValued(found: {
+  schema: string | undefined;
+  extension: boolean;
+  attribute: AttributeDef;
+}): MultiValuedTarget {
+  return { schema: found.schema, extension: found.extension, attribute: found.attribute };
+}
+
 class Resolver {
   constructor(private readonly type: ResourceTypeDef) {}
 
@@ -182,8 +191,11 @@ class Resolver {
         if (!found.attribute.multiValued || found.attribute.type !== 'complex' || found.sub) {
           invalid(`${filter.path.text}[…] needs a multi-valued complex attribute`);
         }
-        const target: MultiValuedTarget = found;
-        return { kind: 'valuePath', target, filter: this.resolveElement(filter.filter, found.attribute) };
+        return {
+          kind: 'valuePath',
+          target: multiValued(found),
+          filter: this.resolveElement(filter.filter, found.attribute),
+        };
       }
       case 'present':
       case 'compare': {
@@ -192,14 +204,14 @@ class Resolver {
         if (found.attribute.multiValued) {
           // `emails pr` asks whether there is any element at all.
           if (filter.kind === 'present' && !found.sub)
-            return { kind: 'present', target: { kind: 'multiValued', ...found } };
+            return { kind: 'present', target: { kind: 'multiValued', ...multiValued(found) } };
           const sub = found.sub ?? defaultSub(found.attribute, path);
           const element: ElementTarget = { kind: 'element', sub };
           const inner: ResolvedFilter =
             filter.kind === 'present'
               ? { kind: 'present', target: element }
               : compare(element, sub, filter.op, filter.value, path);
-          return { kind: 'valuePath', target: found, filter: inner };
+          return { kind: 'valuePath', target: multiValued(found), filter: inner };
         }
         let target: AttributeTarget = { kind: 'attribute', ...found };
         let def = found.sub ?? found.attribute;

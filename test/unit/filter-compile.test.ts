@@ -1,0 +1,106 @@
+// The SQL a filter compiles to, and its parameters: the shapes IdPs send, the case rules, escaping.
+import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import type { DB } from '../../src/db/tables.js';
+import { compileFilter } from '../../src/filter/compile.js';
+import { parseFilter } from '../../src/filter/parse.js';
+import { resolveFilter } from '../../src/filter/resolve.js';
+import { userStorage } from '../../src/resources/users.repository.js';
+import { resourceTypes } from '../../src/schema/registry.js';
+
+const db = new Kysely<DB>({
+  dialect: {
+    createAdapter: () => new PostgresAdapter(),
+    createDriver: () => new DummyDriver(),
+    createIntrospector: (k) => new PostgresIntrospector(k),
+    createQueryCompiler: () => new PostgresQueryCompiler(),
+  },
+});
+
+function compile(filter: string) {
+  const where = compileFilter(resolveFilter(parseFilter(filter), resourceTypes.User), userStorage);
+  const { sql, parameters } = db.selectFrom('users').select('id').where(where).compile();
+  return { sql: sql.replace(/^select "id" from "users" where /, '').replace(/\s+/g, ' '), parameters };
+}
+
+describe('compileFilter (users)', () => {
+  it.each([
+    ['userName eq "Ana@X"', 'lower("users"."user_name") = lower($1)', ['Ana@X']],
+    ['USERNAME Eq "Ana@X"', 'lower("users"."user_name") = lower($1)', ['Ana@X']],
+    ['externalId eq "AbC"', '"users"."external_id" = $1', ['AbC']],
+    ['active eq "True"', '"users"."active" = $1::boolean', [true]],
+    ['active ne false', '"users"."active" <> $1::boolean', [false]],
+    [
+      'meta.created gt "2026-01-01T00:00:00Z"',
+      '"users"."created_at" > $1::timestamptz',
+      ['2026-01-01T00:00:00.000Z'],
+    ],
+    ['title pr', `nullif(("users"."data"->>'title'), '') is not null`, []],
+    [
+      'name.givenName sw "An"',
+      `lower((("users"."data"->'name')->>'givenName')) like lower($1) escape '\\'`,
+      ['An%'],
+    ],
+    [
+      'displayName co "50%_off"',
+      `lower("users"."display_name") like lower($1) escape '\\'`,
+      ['%50\\%\\_off%'],
+    ],
+    ['title gt "m"', `(lower(("users"."data"->>'title'))) collate "C" > lower($1)`, ['m']],
+    [
+      'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:department eq "Sales"',
+      `lower((("users"."data"->'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User')->>'department')) = lower($1)`,
+      ['Sales'],
+    ],
+    ['meta.resourceType eq "User"', 'true', []],
+    // resourceType is caseExact (RFC 7643 §3.1).
+    ['meta.resourceType eq "user"', 'false', []],
+    ['meta.resourceType eq "Group"', 'false', []],
+  ])('%s', (filter, expected, parameters) => {
+    const out = compile(filter);
+    expect(out.sql).toBe(expected);
+    expect(out.parameters).toEqual(parameters);
+  });
+
+  it('compares id as a uuid, and a value that is no uuid (or not in lower case) as matching nothing', () => {
+    const id = '2819c223-7f76-453a-919d-413861904646';
+    expect(compile(`id eq "${id}"`)).toEqual({ sql: '"users"."id" = $1::uuid', parameters: [id] });
+    expect(compile('id eq "nope"').sql).toBe('false');
+    expect(compile(`id eq "${id.toUpperCase()}"`).sql).toBe('false');
+  });
+
+  it('keeps a value path to one element, and probes the GIN index for an emails value', () => {
+    const out = compile('emails[type eq "work"].value eq "Ana@X"');
+    expect(out.sql).toBe(
+      `(scim_ci_values(("users"."data"->'emails')) @> array[lower($1)] and exists (select 1 from jsonb_array_elements(coalesce(("users"."data"->'emails'), '[]'::jsonb)) as e(v) where (lower((e.v->>'type')) = lower($2) and lower((e.v->>'value')) = lower($3))))`,
+    );
+    expect(out.parameters).toEqual(['Ana@X', 'work', 'Ana@X']);
+  });
+
+  it('turns a comparison on a multi-valued attribute into an any-element test', () => {
+    expect(compile('emails co "@x"').sql).toBe(
+      `exists (select 1 from jsonb_array_elements(coalesce(("users"."data"->'emails'), '[]'::jsonb)) as e(v) where lower((e.v->>'value')) like lower($1) escape '\\')`,
+    );
+    expect(compile('emails pr').sql).toBe(
+      `exists (select 1 from jsonb_array_elements(coalesce(("users"."data"->'emails'), '[]'::jsonb)) as e(v) where true)`,
+    );
+  });
+
+  it('reads groups from the membership rows', () => {
+    const id = '2819c223-7f76-453a-919d-413861904646';
+    const out = compile(`groups.value eq "${id}"`);
+    expect(out.sql).toBe(
+      'exists (select 1 from group_members as gm join groups as g on g.org_id = gm.org_id and g.id = gm.group_id where gm.org_id = "users"."org_id" and gm.user_id = "users"."id" and "gm"."group_id" = $1::uuid)',
+    );
+    expect(out.parameters).toEqual([id]);
+  });
+
+  it('uses two-valued logic under not, and keeps and/or precedence', () => {
+    expect(compile('not (title eq "x")').sql).toBe(
+      `not coalesce(lower(("users"."data"->>'title')) = lower($1), false)`,
+    );
+    expect(compile('userName eq "a" or userName eq "b" and active eq true').sql).toBe(
+      '(lower("users"."user_name") = lower($1) or (lower("users"."user_name") = lower($2) and "users"."active" = $3::boolean))',
+    );
+  });
+});
