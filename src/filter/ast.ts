@@ -16,7 +16,14 @@ export interface PathText {
 }
 
 export type Filter =
-  | { readonly kind: 'compare'; readonly path: PathText; readonly op: CompareOp; readonly value: FilterValue }
+  | {
+      readonly kind: 'compare';
+      readonly path: PathText;
+      readonly op: CompareOp;
+      readonly value: FilterValue;
+      /** A number as written, so that `externalId eq 1.50` compares "1.50", not "1.5". */
+      readonly bare?: string;
+    }
   | { readonly kind: 'present'; readonly path: PathText }
   | { readonly kind: 'and' | 'or'; readonly filters: readonly Filter[] }
   | { readonly kind: 'not'; readonly filter: Filter }

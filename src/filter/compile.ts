@@ -128,8 +128,9 @@ export class FilterCompiler {
         const target = filter.target;
         if (target.kind === 'multiValued') return this.anyElement(target);
         if (target.kind === 'attribute' && !target.sub && target.attribute.type === 'complex') {
-          const spec = this.storage.columns[pathKey(target)];
-          if (spec) return sql<SqlBool>`true`;
+          // A complex attribute kept in columns (meta) is present whenever one of its parts is.
+          const prefix = `${pathKey(target)}.`;
+          if (Object.keys(this.storage.columns).some((k) => k.startsWith(prefix))) return sql<SqlBool>`true`;
           return sql<SqlBool>`(${this.container(target)}->${sql.lit(target.attribute.name)}) is not null`;
         }
         return presentScalar(this.scalar(target, source, owner));

@@ -77,7 +77,7 @@ class Parser {
   }
 
   private where(token: Token | undefined): string {
-    return token ? `"${token.value}" at position ${token.at + 1}` : 'the end of the filter';
+    return token ? `"${token.value}" at position ${token.at + 1}` : 'the end';
   }
 
   private fail(expected: string, token = this.peek()): never {
@@ -102,7 +102,7 @@ class Parser {
 
   parseFilter(): Filter {
     const filter = this.parseOr(false);
-    if (this.pos < this.tokens.length) this.fail('"and", "or" or the end of the filter');
+    if (this.pos < this.tokens.length) this.fail('"and", "or" or the end');
     return filter;
   }
 
@@ -191,7 +191,11 @@ class Parser {
     if (!COMPARE_OPS.includes(op as CompareOp)) {
       this.fail(`an operator (eq, ne, co, sw, ew, gt, lt, ge, le, pr) after ${path.text}`, opToken);
     }
-    return { kind: 'compare', path, op: op as CompareOp, value: this.parseValue() };
+    const token = this.peek();
+    const value = this.parseValue();
+    // A number keeps its spelling, for when the attribute turns out to be a string.
+    const bare = typeof value === 'number' ? token?.value : undefined;
+    return { kind: 'compare', path, op: op as CompareOp, value, ...(bare !== undefined ? { bare } : {}) };
   }
 
   private parseValue(): FilterValue {
@@ -200,6 +204,9 @@ class Parser {
     this.pos++;
     if (token.type === 'string') return token.value;
     const word = token.value;
+    if (word.startsWith("'")) {
+      throw new SyntaxFault(`strings are written in double quotes, at position ${token.at + 1}`);
+    }
     const lower = word.toLowerCase();
     // RFC 5234 literals are case-insensitive: True and TRUE are true.
     if (lower === 'true') return true;

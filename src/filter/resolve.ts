@@ -81,7 +81,13 @@ function invalid(message: string): never {
 /** RFC 7643 §2.3.5: xsd:dateTime; offsets and any number of fraction digits are accepted. */
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/i;
 
-function coerceValue(value: FilterValue, attr: AttributeDef, op: CompareOp, path: string): Comparable {
+function coerceValue(
+  value: FilterValue,
+  attr: AttributeDef,
+  op: CompareOp,
+  path: string,
+  bare?: string,
+): Comparable {
   const type = attr.type;
   if (value === null)
     return invalid(`${path} ${op} null is not a valid comparison; use "pr" or "not (… pr)"`);
@@ -101,7 +107,8 @@ function coerceValue(value: FilterValue, attr: AttributeDef, op: CompareOp, path
       );
     case 'dateTime': {
       const text = String(value);
-      const date = new Date(text);
+      // A dateTime without a zone is read as UTC, whatever the server's local time zone.
+      const date = new Date(/(Z|[+-]\d{2}:?\d{2})$/i.test(text) ? text : `${text}Z`);
       if (!DATE_TIME.test(text) || Number.isNaN(date.getTime())) {
         return invalid(
           `${path} is a dateTime; ${JSON.stringify(value)} is not one (e.g. "2026-01-31T12:00:00Z")`,
@@ -116,7 +123,8 @@ function coerceValue(value: FilterValue, attr: AttributeDef, op: CompareOp, path
       if (typeof value === 'string' && !isStorableText(value)) {
         return invalid(`The value compared with ${path} contains a NUL character or an unpaired surrogate`);
       }
-      if (typeof value === 'string' || typeof value === 'number') return String(value);
+      if (typeof value === 'number') return bare ?? String(value);
+      if (typeof value === 'string') return value;
       return invalid(`${path} is a string; compare it with a quoted value, not ${JSON.stringify(value)}`);
     case 'complex':
       return invalid(`${path} is complex; compare one of its sub-attributes`);
@@ -136,12 +144,12 @@ function checkOperator(type: AttributeType, op: CompareOp, path: string): void {
 function compare(
   target: Target,
   def: AttributeDef,
-  op: CompareOp,
-  value: FilterValue,
+  filter: { op: CompareOp; value: FilterValue; bare?: string },
   path: string,
 ): ResolvedFilter {
-  checkOperator(def.type, op, path);
-  return { kind: 'compare', target, op, value: coerceValue(value, def, op, path), type: def.type };
+  checkOperator(def.type, filter.op, path);
+  const value = coerceValue(filter.value, def, filter.op, path, filter.bare);
+  return { kind: 'compare', target, op: filter.op, value, type: def.type };
 }
 
 /** The default sub-attribute of a complex attribute compared as a whole (RFC 7644 §3.4.2.2). */
@@ -210,7 +218,7 @@ class Resolver {
           const inner: ResolvedFilter =
             filter.kind === 'present'
               ? { kind: 'present', target: element }
-              : compare(element, sub, filter.op, filter.value, path);
+              : compare(element, sub, filter, path);
           return { kind: 'valuePath', target: multiValued(found), filter: inner };
         }
         let target: AttributeTarget = { kind: 'attribute', ...found };
@@ -221,7 +229,7 @@ class Resolver {
           target = { ...target, sub: def };
         }
         if (filter.kind === 'present') return { kind: 'present', target };
-        return compare(target, def, filter.op, filter.value, path);
+        return compare(target, def, filter, path);
       }
     }
   }
@@ -246,7 +254,7 @@ class Resolver {
         if (!sub) return invalid(`${path.text} is not a sub-attribute of ${attr.name}`);
         const target: ElementTarget = { kind: 'element', sub };
         if (filter.kind === 'present') return { kind: 'present', target };
-        return compare(target, sub, filter.op, filter.value, `${attr.name}.${sub.name}`);
+        return compare(target, sub, filter, `${attr.name}.${sub.name}`);
       }
     }
   }

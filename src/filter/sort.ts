@@ -1,10 +1,10 @@
 // sortBy / sortOrder (RFC 7644 §3.4.2.3) and the keyset predicates behind cursor paging (RFC 9865).
 // Every order ends with the id, so it is total and stable; nulls sort last ascending, first descending.
 import { type RawBuilder, type SqlBool, sql } from 'kysely';
-import { InvalidValueError } from '../http/scim-errors.js';
+import { InvalidFilterError, InvalidValueError } from '../http/scim-errors.js';
 import { findAttribute, resolveAttributePath } from '../schema/registry.js';
 import type { AttributeDef, ResourceTypeDef } from '../schema/types.js';
-import { FilterCompiler, pathKey } from './compile.js';
+import { FilterCompiler, pathKey, type Scalar } from './compile.js';
 import type { AttributeTarget } from './resolve.js';
 import { isConstant, type SqlType, type StorageMapping } from './storage.js';
 
@@ -83,12 +83,19 @@ export function compileSortKey(sort: SortSpec, storage: StorageMapping, createdC
     const array = sql`coalesce(${holder}->${sql.lit(target.attribute.name)}, '[]'::jsonb)`;
     const value = sql`e.v->>${sql.lit(target.sub.name)}`;
     const folded = target.sub.caseExact ? value : sql`lower(${value})`;
-    const expr = sql`(select ${folded} from jsonb_array_elements(${array}) with ordinality as e(v, n) order by (e.v->'primary') = 'true'::jsonb desc, n limit 1) collate "C"`;
+    const expr = sql`(select ${folded} from jsonb_array_elements(${array}) with ordinality as e(v, n) order by coalesce((e.v->'primary') = 'true'::jsonb, false) desc, n limit 1) collate "C"`;
     return { expr, type: 'text' };
   }
   const spec = storage.columns[pathKey(target)];
   if (spec && isConstant(spec)) return { expr: sql`${spec.constant}::text`, type: 'text' };
-  const scalar = new FilterCompiler(storage).attributeScalar(target);
+  let scalar: Scalar;
+  try {
+    scalar = new FilterCompiler(storage).attributeScalar(target);
+  } catch (error) {
+    if (error instanceof InvalidFilterError)
+      throw new InvalidValueError(`sortBy: ${pathKey(target)} cannot be sorted on`);
+    throw error;
+  }
   if (scalar.kind === 'constant') return { expr: sql`${scalar.value}::text`, type: 'text' };
   if (scalar.type !== 'text') return { expr: scalar.expr, type: scalar.type };
   return {

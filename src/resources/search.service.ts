@@ -29,9 +29,11 @@ export async function search<T>(
   params: ListParams,
   now = new Date(),
 ): Promise<ScimResource> {
-  const where = params.filter
-    ? compileFilter(resolveFilter(parseFilter(params.filter), source.type), source.storage)
-    : undefined;
+  // An empty `filter=` is refused by parseFilter rather than read as "everything".
+  const where =
+    params.filter !== undefined
+      ? compileFilter(resolveFilter(parseFilter(params.filter), source.type), source.storage)
+      : undefined;
   const sort = resolveSort(source.type, params.sortBy, params.sortOrder);
   const sortKey = compileSortKey(sort, source.storage, source.createdColumn);
   const project = (listed: Listed<T>[]) =>

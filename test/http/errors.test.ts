@@ -133,6 +133,13 @@ describe('bad input', () => {
       scimType: 'invalidValue',
     },
     {
+      // An empty filter must not read as "every user": an existence check would see a match.
+      name: 'an empty filter',
+      send: () => raw('get', '/Users?filter='),
+      status: 400,
+      scimType: 'invalidFilter',
+    },
+    {
       name: 'attributes together with excludedAttributes',
       send: () => raw('get', '/Users?attributes=userName&excludedAttributes=emails'),
       status: 400,

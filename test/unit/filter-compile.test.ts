@@ -35,6 +35,19 @@ describe('compileFilter (users)', () => {
       '"users"."created_at" > $1::timestamptz',
       ['2026-01-01T00:00:00.000Z'],
     ],
+    // Without a zone, UTC (not the server's local time); with an offset, that offset.
+    [
+      'meta.created gt 2026-01-01T00:00:00',
+      '"users"."created_at" > $1::timestamptz',
+      ['2026-01-01T00:00:00.000Z'],
+    ],
+    [
+      'meta.created lt "2026-01-01T02:00:00+02:00"',
+      '"users"."created_at" < $1::timestamptz',
+      ['2026-01-01T00:00:00.000Z'],
+    ],
+    // A bare number compared with a string attribute keeps its spelling.
+    ['externalId eq 1.50', '"users"."external_id" = $1', ['1.50']],
     ['title pr', `nullif(("users"."data"->>'title'), '') is not null`, []],
     [
       'name.givenName sw "An"',
