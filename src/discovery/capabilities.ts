@@ -4,7 +4,7 @@ import { CURSOR_TIMEOUT_SECONDS } from '../resources/cursor.js';
 import { DEFAULT_COUNT, MAX_COUNT } from '../resources/list-response.js';
 
 export const capabilities = {
-  patch: false,
+  patch: true,
   filter: true,
   sort: true,
   cursorPagination: true,

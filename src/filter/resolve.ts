@@ -235,7 +235,7 @@ class Resolver {
   }
 
   /** Resolves the filter inside `attr[…]`: its paths name sub-attributes of one element. */
-  private resolveElement(filter: Filter, attr: AttributeDef): ResolvedFilter {
+  resolveElement(filter: Filter, attr: AttributeDef): ResolvedFilter {
     switch (filter.kind) {
       case 'and':
       case 'or':
@@ -262,4 +262,13 @@ class Resolver {
 
 export function resolveFilter(filter: Filter, type: ResourceTypeDef): ResolvedFilter {
   return new Resolver(type).resolve(filter);
+}
+
+/** Resolves the filter of a value path (`emails[type eq "work"]`) against the attribute's sub-attributes. */
+export function resolveElementFilter(
+  filter: Filter,
+  type: ResourceTypeDef,
+  attr: AttributeDef,
+): ResolvedFilter {
+  return new Resolver(type).resolveElement(filter, attr);
 }

@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import { queryParam, respond, type ScimDeps, type ScimState } from '../http/scim-state.js';
 import { listParamsFromQuery, listParamsFromSearchRequest } from './list-params.js';
+import { prefersMinimal } from './prefer.js';
 import {
   type ProjectionParams,
   parseAttributeList,
@@ -79,6 +80,20 @@ export function registerUserRoutes(router: Router<ScimState>, deps: ScimDeps): v
     const user = await db
       .transaction()
       .execute((trx) => users.replaceUser(trx, ctx.state.org.id, ctx.params.id!, ctx.request.body));
+    respond(
+      ctx,
+      200,
+      projectAttributes(users.renderUser(user, ctx.state.baseUrl), users.userType, projection),
+    );
+  });
+
+  router.patch('/Users/:id', scope, async (ctx) => {
+    const projection = projectionOf(ctx);
+    const user = await db
+      .transaction()
+      .execute((trx) => users.patchUser(trx, ctx.state.org.id, ctx.params.id!, ctx.request.body));
+    // RFC 7240: `Prefer: return=minimal` asks for 204 without a body.
+    if (prefersMinimal(ctx.get('prefer'))) return respond(ctx, 204);
     respond(
       ctx,
       200,

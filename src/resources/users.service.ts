@@ -4,6 +4,9 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../db/tables.js';
 import { NotFoundError } from '../http/scim-errors.js';
 import { ENTERPRISE_USER_SCHEMA_URN, resourceTypes, USER_SCHEMA_URN } from '../schema/registry.js';
+import { sameJson } from './json.js';
+import { applyPatch } from './patch.js';
+import { parsePatchRequest } from './patch-request.js';
 import type { Searchable } from './search.service.js';
 import * as repo from './users.repository.js';
 import { type ScimResource, validateResource } from './validate.js';
@@ -61,6 +64,27 @@ export async function replaceUser(
   const replaced = await repo.replaceUser(db, orgId, id, attributes, new Date());
   if (!replaced) throw userNotFound(id);
   return replaced;
+}
+
+/**
+ * RFC 7644 §3.5.2: read the user under a row lock, apply the operations in memory, validate, write,
+ * all in the caller's transaction, so concurrent PATCHes on one user never lose an update. Nothing
+ * is written (and meta.lastModified stays) when the operations change nothing.
+ */
+export async function patchUser(
+  db: Kysely<DB>,
+  orgId: string,
+  id: string,
+  body: unknown,
+): Promise<repo.StoredUser> {
+  const operations = parsePatchRequest(body);
+  const current = await repo.findUser(db, orgId, id, { forUpdate: true });
+  if (!current) throw userNotFound(id);
+  const next = storable(applyPatch(current.attributes, operations, userType, { id }).attributes);
+  if (sameJson(next, current.attributes)) return current;
+  const updated = await repo.replaceUser(db, orgId, id, next, new Date());
+  if (!updated) throw userNotFound(id);
+  return updated;
 }
 
 export async function deleteUser(db: Kysely<DB>, orgId: string, id: string): Promise<void> {

@@ -1,0 +1,458 @@
+// applyPatch: RFC 7644 §3.5.2 over a resource's stored attributes (core at the top, each extension
+// under its URN), with no database. Operations apply in order; the first that fails stops everything
+// and names its index. Attributes held outside the resource (group members, as rows) are handed back
+// as deferred operations for the caller to apply.
+import type { Filter } from '../filter/ast.js';
+import { matchesFilter } from '../filter/evaluate.js';
+import { parsePatchPath } from '../filter/parse.js';
+import { type ResolvedFilter, resolveElementFilter } from '../filter/resolve.js';
+import {
+  InvalidPathError,
+  InvalidValueError,
+  MutabilityError,
+  NoTargetError,
+  ScimError,
+} from '../http/scim-errors.js';
+import { findAttribute, findSchema, resolveAttributePath } from '../schema/registry.js';
+import type { AttributeDef, ResourceTypeDef } from '../schema/types.js';
+import { isObject, type Json, sameJson } from './json.js';
+import type { PatchOperation } from './patch-request.js';
+import { type ScimResource, validateResource } from './validate.js';
+
+export interface PatchOptions {
+  /** The resource's id: a PATCH may repeat it (Okta does), not change it. */
+  readonly id: string;
+  /** Multi-valued attributes stored outside the resource (`members`): their operations are deferred. */
+  readonly relations?: ReadonlySet<string>;
+}
+
+export interface DeferredOperation {
+  readonly op: PatchOperation['op'];
+  readonly attribute: AttributeDef;
+  /** The element filter of a value path (`members[value eq "x"]`), if any. */
+  readonly filter?: ResolvedFilter;
+  readonly value?: unknown;
+  readonly index: number;
+}
+
+export interface PatchResult {
+  /** The validated attributes after every operation. */
+  readonly attributes: ScimResource;
+  readonly deferred: readonly DeferredOperation[];
+}
+
+/** What a path names (RFC 7644 §3.5.2, `PATH = attrPath / valuePath [subAttr]`). */
+type AttributeTarget = Extract<Target, { kind: 'attribute' }>;
+type FilteredTarget = AttributeTarget & { readonly filter: NonNullable<AttributeTarget['filter']> };
+
+type Target =
+  | { readonly kind: 'extension'; readonly schema: string }
+  | {
+      readonly kind: 'attribute';
+      /** URN of the extension holding it; undefined for core attributes. */
+      readonly extension: string | undefined;
+      readonly attribute: AttributeDef;
+      /** `name.givenName`, or the sub-attribute after a value filter: `emails[…].value`. */
+      readonly sub?: AttributeDef;
+      readonly filter?: { readonly resolved: ResolvedFilter; readonly ast: Filter };
+    };
+
+const REMOVE = Symbol('remove');
+
+function clone<T>(value: T): T {
+  return structuredClone(value);
+}
+
+function resolvePath(type: ResourceTypeDef, text: string): Target {
+  // The extension URN alone names the whole extension object.
+  const asSchema = findSchema(text);
+  if (asSchema && type.schemaExtensions.some((e) => e.schema === asSchema.id)) {
+    return { kind: 'extension', schema: asSchema.id };
+  }
+  const parsed = parsePatchPath(text);
+  const attrText = text.includes('[') ? text.slice(0, text.indexOf('[')) : text;
+  // Entra's older tutorial PATCHes a bare `manager`: an extension attribute named without its URN
+  // is found in the one extension that has it.
+  const resolved =
+    resolveAttributePath(type, attrText) ??
+    (attrText.toLowerCase().startsWith('urn:')
+      ? undefined
+      : type.schemaExtensions
+          .map((e) => resolveAttributePath(type, `${e.schema}:${attrText}`))
+          .find((r) => r !== undefined));
+  if (resolved?.kind !== 'attribute')
+    throw new InvalidPathError(`${text} names no attribute of ${type.name}`);
+  const extension = resolved.schema && resolved.schema.id !== type.schema ? resolved.schema.id : undefined;
+  if (!parsed.filter) {
+    return {
+      kind: 'attribute',
+      extension,
+      attribute: resolved.attribute,
+      ...(resolved.subAttribute ? { sub: resolved.subAttribute } : {}),
+    };
+  }
+  const attr = resolved.attribute;
+  if (!attr.multiValued || attr.type !== 'complex') {
+    throw new InvalidPathError(`${text}: a value filter needs a multi-valued complex attribute`);
+  }
+  let sub: AttributeDef | undefined;
+  if (parsed.sub) {
+    sub = findAttribute(attr.subAttributes ?? [], parsed.sub);
+    if (!sub) throw new InvalidPathError(`${text}: ${parsed.sub} is not a sub-attribute of ${attr.name}`);
+  }
+  let resolvedFilter: ResolvedFilter;
+  try {
+    resolvedFilter = resolveElementFilter(parsed.filter, type, attr);
+  } catch (error) {
+    throw new InvalidPathError(`${text}: ${(error as Error).message}`);
+  }
+  return {
+    kind: 'attribute',
+    extension,
+    attribute: attr,
+    ...(sub ? { sub } : {}),
+    filter: { resolved: resolvedFilter, ast: parsed.filter },
+  };
+}
+
+/** Maps an object's keys to the sub-attribute names, case-insensitively; unknown keys are dropped. */
+function canonicalObject(value: Json, subs: readonly AttributeDef[]): Json {
+  const out: Json = {};
+  for (const [k, v] of Object.entries(value)) {
+    const sub = findAttribute(subs, k);
+    if (sub) out[sub.name] = v;
+  }
+  return out;
+}
+
+/**
+ * The value an operation sets, in the attribute's shape. IdP shapes handled here:
+ * - Entra sends a reference such as `manager` as a bare id, `{value}` or a one-element array, and
+ *   `""`, `{"value": ""}` or null to remove it;
+ * - older Entra and SDK shapes wrap single values in a one-element array (`[{"value": "X"}]`);
+ * - the Microsoft collection adds a member as a bare string id.
+ */
+function shapeValue(attr: AttributeDef, value: unknown): unknown | typeof REMOVE {
+  if (value === null || value === undefined) return REMOVE;
+  const subs = attr.subAttributes ?? [];
+  const hasValueSub = subs.some((s) => s.name === 'value');
+  const element = (v: unknown): unknown => {
+    if (attr.type !== 'complex') return v;
+    if (isObject(v)) return canonicalObject(v, subs);
+    return hasValueSub && (typeof v === 'string' || typeof v === 'number') ? { value: v } : v;
+  };
+  if (attr.multiValued) return (Array.isArray(value) ? value : [value]).map(element);
+  let single = Array.isArray(value) && value.length === 1 ? value[0] : value;
+  if (attr.type !== 'complex' && isObject(single) && Object.keys(single).length === 1 && 'value' in single) {
+    single = single.value;
+  }
+  if (attr.type === 'complex') {
+    if (single === '' || (isObject(single) && Object.keys(single).length === 1 && single.value === ''))
+      return REMOVE;
+    return element(single);
+  }
+  return single;
+}
+
+/** The equality comparisons of a conjunction, as the attributes of an element to create. */
+function elementFromFilter(filter: Filter): Json | undefined {
+  if (filter.kind === 'compare' && filter.op === 'eq' && !filter.path.uri && !filter.path.sub) {
+    return { [filter.path.name]: filter.value };
+  }
+  if (filter.kind === 'and') {
+    const out: Json = {};
+    for (const f of filter.filters) {
+      const part = elementFromFilter(f);
+      if (!part) return undefined;
+      Object.assign(out, part);
+    }
+    return out;
+  }
+  return undefined;
+}
+
+function isTrue(value: unknown): boolean {
+  return value === true || (typeof value === 'string' && value.toLowerCase() === 'true');
+}
+
+/** RFC 7643 §2.4: one primary element at most; a newly primary element clears the others. */
+function keepOnePrimary(items: Json[], fresh: readonly Json[]): void {
+  const winner = fresh.find((e) => isTrue(e.primary));
+  if (!winner) return;
+  for (const item of items) if (item !== winner && isTrue(item.primary)) delete item.primary;
+}
+
+class Patcher {
+  readonly deferred: DeferredOperation[] = [];
+  constructor(
+    private readonly type: ResourceTypeDef,
+    private readonly attributes: Json,
+    private readonly options: PatchOptions,
+  ) {}
+
+  private holder(extension: string | undefined, create: boolean): Json | undefined {
+    if (!extension) return this.attributes;
+    let holder = this.attributes[extension];
+    if (!isObject(holder)) {
+      if (!create) return undefined;
+      holder = {};
+      this.attributes[extension] = holder;
+    }
+    return holder as Json;
+  }
+
+  apply(operation: PatchOperation): void {
+    if (operation.path === undefined) {
+      this.applyPathless(operation);
+      return;
+    }
+    this.applyAt(resolvePath(this.type, operation.path), operation);
+  }
+
+  /** No path: the value is an object of attributes (plain, dotted, or URN-qualified keys). */
+  private applyPathless(operation: PatchOperation): void {
+    if (operation.op === 'remove') throw new NoTargetError('remove needs a path');
+    if (!isObject(operation.value)) {
+      throw new InvalidValueError(
+        `${operation.op} without a path needs an object of attributes as its value`,
+      );
+    }
+    for (const [key, value] of Object.entries(operation.value)) {
+      const lower = key.toLowerCase();
+      // The core schema URN as a key holds core attributes.
+      if (lower === this.type.schema.toLowerCase() && isObject(value)) {
+        for (const [k, v] of Object.entries(value)) this.applyKey(operation, k, v);
+        continue;
+      }
+      this.applyKey(operation, key, value);
+    }
+  }
+
+  private applyKey(operation: PatchOperation, key: string, value: unknown): void {
+    let target: Target;
+    try {
+      target = resolvePath(this.type, key);
+    } catch (error) {
+      // Unknown attributes in a value object are ignored, as they are in POST and PUT.
+      if (error instanceof InvalidPathError) return;
+      throw error;
+    }
+    this.applyAt(target, { ...operation, value });
+  }
+
+  private applyAt(target: Target, operation: PatchOperation): void {
+    if (target.kind === 'extension') {
+      this.applyExtension(target.schema, operation);
+      return;
+    }
+    const attr = target.attribute;
+    if (attr.mutability === 'readOnly') {
+      this.readOnly(attr, operation);
+      return;
+    }
+    if (!target.extension && this.options.relations?.has(attr.name)) {
+      this.deferred.push({
+        op: operation.op,
+        attribute: attr,
+        ...(target.filter ? { filter: target.filter.resolved } : {}),
+        ...('value' in operation ? { value: shapeValue(attr, operation.value) } : {}),
+        index: operation.index,
+      });
+      return;
+    }
+    if (target.filter) {
+      this.applyFiltered({ ...target, filter: target.filter }, operation);
+      return;
+    }
+    if (target.sub) {
+      this.applySub(target, target.sub, operation);
+      return;
+    }
+    const holder = this.holder(target.extension, operation.op !== 'remove');
+    if (!holder) return;
+    if (operation.op === 'remove') {
+      this.removeWhole(holder, attr, operation);
+      return;
+    }
+    const value = shapeValue(attr, operation.value);
+    if (value === REMOVE) {
+      delete holder[attr.name];
+      return;
+    }
+    this.checkImmutable(attr, holder[attr.name], value);
+    if (attr.multiValued) {
+      const items = (value as Json[]).map(clone);
+      if (operation.op === 'replace') {
+        holder[attr.name] = items;
+        keepOnePrimary(items, items);
+        return;
+      }
+      const current = Array.isArray(holder[attr.name]) ? (holder[attr.name] as Json[]) : [];
+      // add appends what is not there yet (RFC 7644 §3.5.2.1).
+      const fresh = items.filter((item) => !current.some((c) => sameJson(c, item)));
+      const merged = [...current, ...fresh];
+      keepOnePrimary(merged, fresh);
+      holder[attr.name] = merged;
+      return;
+    }
+    if (attr.type === 'complex' && isObject(value) && isObject(holder[attr.name])) {
+      // add and replace on a complex attribute set the sub-attributes given and keep the rest.
+      holder[attr.name] = { ...(holder[attr.name] as Json), ...value };
+      return;
+    }
+    holder[attr.name] = value;
+  }
+
+  private removeWhole(holder: Json, attr: AttributeDef, operation: PatchOperation): void {
+    const current = holder[attr.name];
+    // Entra removes chosen elements with `remove` + a value list (`members`, `emails`): only those go.
+    if (
+      attr.multiValued &&
+      'value' in operation &&
+      operation.value !== undefined &&
+      operation.value !== null
+    ) {
+      const gone = shapeValue(attr, operation.value) as unknown[];
+      if (!Array.isArray(current)) return;
+      const matches = (item: unknown, g: unknown) =>
+        sameJson(item, g) ||
+        (isObject(item) &&
+          isObject(g) &&
+          'value' in g &&
+          Object.keys(g).every((k) => k === '$ref' || sameJson(item[k], g[k])));
+      holder[attr.name] = current.filter((item) => !gone.some((g) => matches(item, g)));
+      return;
+    }
+    this.checkImmutable(attr, current, undefined);
+    delete holder[attr.name];
+  }
+
+  private applySub(target: AttributeTarget, sub: AttributeDef, operation: PatchOperation): void {
+    const attr = target.attribute;
+    if (sub.mutability === 'readOnly') return;
+    const holder = this.holder(target.extension, operation.op !== 'remove');
+    if (!holder) return;
+    const value = operation.op === 'remove' ? REMOVE : shapeValue(sub, operation.value);
+    if (attr.multiValued) {
+      // `emails.value` without a filter: every element.
+      const items = Array.isArray(holder[attr.name]) ? (holder[attr.name] as Json[]) : [];
+      for (const item of items) this.setSub(item, sub, value);
+      return;
+    }
+    const current = isObject(holder[attr.name]) ? (holder[attr.name] as Json) : undefined;
+    if (!current) {
+      if (value === REMOVE) return;
+      holder[attr.name] = { [sub.name]: value };
+      return;
+    }
+    this.setSub(current, sub, value);
+    if (Object.keys(current).length === 0) delete holder[attr.name];
+  }
+
+  private setSub(item: Json, sub: AttributeDef, value: unknown): void {
+    if (value === REMOVE) {
+      delete item[sub.name];
+      return;
+    }
+    this.checkImmutable(sub, item[sub.name], value);
+    item[sub.name] = value;
+  }
+
+  private applyFiltered(target: FilteredTarget, operation: PatchOperation): void {
+    const attr = target.attribute;
+    const holder = this.holder(target.extension, operation.op !== 'remove');
+    if (!holder) return;
+    const items = Array.isArray(holder[attr.name]) ? (holder[attr.name] as Json[]) : [];
+    const matched = items.filter(
+      (item) => isObject(item) && matchesFilter(target.filter.resolved, this.attributes, item),
+    );
+    if (operation.op === 'remove') {
+      if (target.sub) for (const item of matched) delete item[target.sub.name];
+      else holder[attr.name] = items.filter((item) => !matched.includes(item));
+      return;
+    }
+    const value = target.sub
+      ? shapeValue(target.sub, operation.value)
+      : shapeValue({ ...attr, multiValued: false }, operation.value);
+    if (matched.length === 0) {
+      // Entra: a filtered add or replace that matches nothing creates the element the filter describes.
+      const seed = elementFromFilter(target.filter.ast);
+      if (!seed) throw new NoTargetError(`No ${attr.name} element matches the filter of the path`);
+      const created: Json = canonicalObject(seed, attr.subAttributes ?? []);
+      if (value !== REMOVE) {
+        if (target.sub) created[target.sub.name] = value;
+        else if (isObject(value)) Object.assign(created, value);
+      }
+      const next = [...items, created];
+      keepOnePrimary(next, [created]);
+      holder[attr.name] = next;
+      return;
+    }
+    for (const item of matched) {
+      if (target.sub) this.setSub(item, target.sub, value);
+      else if (value === REMOVE) holder[attr.name] = items.filter((i) => i !== item);
+      else if (isObject(value)) {
+        if (operation.op === 'replace') for (const k of Object.keys(item)) delete item[k];
+        Object.assign(item, value);
+      }
+    }
+    const current = holder[attr.name] as Json[];
+    keepOnePrimary(current, target.sub?.name === 'primary' || isObject(value) ? matched : []);
+  }
+
+  private applyExtension(schema: string, operation: PatchOperation): void {
+    if (operation.op === 'remove') {
+      delete this.attributes[schema];
+      return;
+    }
+    if (!isObject(operation.value))
+      throw new InvalidValueError(`${schema} takes an object of its attributes`);
+    for (const [key, value] of Object.entries(operation.value)) {
+      this.applyKey(operation, `${schema}:${key}`, value);
+    }
+  }
+
+  /**
+   * readOnly attributes are ignored: IdPs send them innocently (Okta repeats `id` in a pathless
+   * replace; `meta` and `groups` come back in PUT-like bodies). Changing `id` is refused.
+   */
+  private readOnly(attr: AttributeDef, operation: PatchOperation): void {
+    if (attr.name === 'id' && operation.op !== 'remove' && operation.value !== this.options.id) {
+      throw new MutabilityError('id is readOnly and cannot be changed');
+    }
+  }
+
+  /** RFC 7643 §2.2 immutable: may be set once, then not changed. */
+  private checkImmutable(attr: AttributeDef, before: unknown, after: unknown): void {
+    if (attr.mutability !== 'immutable' || before === undefined || sameJson(before, after)) return;
+    throw new MutabilityError(`${attr.name} is immutable`);
+  }
+}
+
+export function applyPatch(
+  attributes: ScimResource,
+  operations: readonly PatchOperation[],
+  type: ResourceTypeDef,
+  options: PatchOptions,
+): PatchResult {
+  const working = clone(attributes) as Json;
+  const patcher = new Patcher(type, working, options);
+  for (const operation of operations) {
+    try {
+      patcher.apply(operation);
+    } catch (error) {
+      if (!(error instanceof ScimError)) throw error;
+      const where = `Operations[${operation.index}] (${operation.op}${operation.path ? ` ${operation.path}` : ''})`;
+      throw new ScimError(error.status, `${where}: ${error.message}`, error.scimType);
+    }
+  }
+  // The result must be a valid resource: types, required attributes, string booleans coerced.
+  let validated: ScimResource;
+  try {
+    validated = validateResource(type, 'replace', working);
+  } catch (error) {
+    if (error instanceof ScimError) throw new InvalidValueError(`After the operations: ${error.message}`);
+    throw error;
+  }
+  return { attributes: validated, deferred: patcher.deferred };
+}
