@@ -16,6 +16,8 @@ import {
 import { SCIM_CONTENT_TYPE, type ScimDeps, type ScimState } from './http/scim-state.js';
 import { BODY_LIMIT, BODY_METHODS, checkRoute, jsonBodyReader } from './http/surface.js';
 import type { Logger } from './log.js';
+import { registerGroupRoutes } from './resources/groups.routes.js';
+import { registerRootSearch } from './resources/search.routes.js';
 import { registerUserRoutes } from './resources/users.routes.js';
 
 const SCIM_PATH = /^\/scim\/v2\/([^/]+)(\/.*)?$/i;
@@ -31,6 +33,8 @@ function buildRouter(deps: ScimDeps): Router<ScimState> {
   const router = new Router<ScimState>({ prefix: '/scim/v2/:orgId', sensitive: false, strict: false });
   registerDiscoveryRoutes(router);
   registerUserRoutes(router, deps);
+  registerGroupRoutes(router, deps);
+  registerRootSearch(router, deps);
   const notImplemented = (what: string) => () => {
     throw new NotImplementedError(`${what} is not supported by this service provider`);
   };

@@ -251,11 +251,15 @@ class Patcher {
       return;
     }
     if (!target.extension && this.options.relations?.has(attr.name)) {
+      const shaped = 'value' in operation ? shapeValue(attr, operation.value) : undefined;
+      // A null value (add/replace) leaves the attribute unassigned: every member goes.
+      const op = shaped === REMOVE ? 'remove' : operation.op;
       this.deferred.push({
-        op: operation.op,
+        op,
         attribute: attr,
         ...(target.filter ? { filter: target.filter.resolved } : {}),
-        ...('value' in operation ? { value: shapeValue(attr, operation.value) } : {}),
+        ...(shaped !== undefined && shaped !== REMOVE && operation.op !== 'remove' ? { value: shaped } : {}),
+        ...(operation.op === 'remove' && shaped !== undefined && shaped !== REMOVE ? { value: shaped } : {}),
         index: operation.index,
       });
       return;

@@ -152,3 +152,28 @@ export function projectAttributes(
   Object.assign(out, projectObject(resource, [meta!], projection, projection.selection.get(''), false));
   return out;
 }
+
+/**
+ * Whether a response would carry a core attribute at all: lets services skip reading what the
+ * projection drops (a group's members under `excludedAttributes=members`).
+ */
+export function isReturned(type: ResourceTypeDef, params: ProjectionParams, name: string): boolean {
+  const attr = coreSchemaOf(type).attributes.find((a) => a.name === name);
+  if (!attr) return false;
+  const projection = compile(type, params);
+  return keepAttribute(attr, projection.mode, false, projection.selection.get('')?.get(name)) !== false;
+}
+
+/** `attributes` / `excludedAttributes` of a request's query string. */
+export function projectionFromQuery(query: Record<string, string | string[] | undefined>): ProjectionParams {
+  const first = (name: string) => {
+    const value = query[name];
+    return Array.isArray(value) ? value[0] : value;
+  };
+  const params = {
+    attributes: parseAttributeList(first('attributes')),
+    excludedAttributes: parseAttributeList(first('excludedAttributes')),
+  };
+  validateProjectionParams(params);
+  return params;
+}

@@ -5,6 +5,7 @@ import { parseFilter } from '../filter/parse.js';
 import { resolveFilter } from '../filter/resolve.js';
 import { compileSortKey, resolveSort } from '../filter/sort.js';
 import type { StorageMapping } from '../filter/storage.js';
+import { InvalidFilterError, InvalidValueError } from '../http/scim-errors.js';
 import type { OrgContext } from '../http/scim-state.js';
 import type { ResourceTypeDef } from '../schema/types.js';
 import { type Cursor, decodeCursor, encodeCursor, queryFingerprint } from './cursor.js';
@@ -23,19 +24,30 @@ export interface Searchable<T> {
   render(item: T): ScimResource;
 }
 
-export async function search<T>(
-  source: Searchable<T>,
-  org: OrgContext,
-  params: ListParams,
-  now = new Date(),
-): Promise<ScimResource> {
+interface Prepared {
+  readonly where: ListQuery['where'];
+  readonly sort: ReturnType<typeof resolveSort>;
+  readonly sortKey: ListQuery['sortKey'];
+}
+
+/** The filter and order of a search, compiled for one resource type. */
+function prepare<T>(source: Searchable<T>, params: ListParams): Prepared {
   // An empty `filter=` is refused by parseFilter rather than read as "everything".
   const where =
     params.filter !== undefined
       ? compileFilter(resolveFilter(parseFilter(params.filter), source.type), source.storage)
       : undefined;
   const sort = resolveSort(source.type, params.sortBy, params.sortOrder);
-  const sortKey = compileSortKey(sort, source.storage, source.createdColumn);
+  return { where, sort, sortKey: compileSortKey(sort, source.storage, source.createdColumn) };
+}
+
+export async function search<T>(
+  source: Searchable<T>,
+  org: OrgContext,
+  params: ListParams,
+  now = new Date(),
+): Promise<ScimResource> {
+  const { where, sort, sortKey } = prepare(source, params);
   const project = (listed: Listed<T>[]) =>
     listed.map((l) => projectAttributes(source.render(l.item), source.type, params.projection));
   const paging = params.paging;
@@ -85,4 +97,47 @@ export async function search<T>(
     ...(hasPrevious && first ? { previousCursor: encode('previous', first) } : {}),
     Resources: project(items),
   };
+}
+
+/**
+ * POST /.search at the base URL (RFC 7644 §3.4.3): every resource type in turn, index-paged across
+ * them as one list. A filter or sortBy that names nothing in a type selects nothing from it; one that
+ * fits no type at all is the error it is.
+ */
+export async function searchAcross(
+  sources: readonly Searchable<unknown>[],
+  params: ListParams,
+): Promise<ScimResource> {
+  const paging = params.paging;
+  if (paging.kind !== 'index') {
+    throw new InvalidValueError('Cursor paging is per resource type: use /Users/.search or /Groups/.search');
+  }
+  const prepared: { source: Searchable<unknown>; query: Prepared }[] = [];
+  let firstError: unknown;
+  for (const source of sources) {
+    try {
+      prepared.push({ source, query: prepare(source, params) });
+    } catch (error) {
+      if (!(error instanceof InvalidFilterError || error instanceof InvalidValueError)) throw error;
+      firstError ??= error;
+    }
+  }
+  if (prepared.length === 0) throw firstError;
+  let skip = paging.startIndex - 1;
+  let total = 0;
+  const resources: ScimResource[] = [];
+  for (const { source, query } of prepared) {
+    const limit = paging.count - resources.length;
+    const result = await source.fetch({
+      where: query.where,
+      sortKey: query.sortKey,
+      descending: query.sort.descending,
+      page: { kind: 'offset', offset: skip, limit },
+    });
+    total += result.total;
+    skip = Math.max(0, skip - result.total);
+    for (const l of result.items)
+      resources.push(projectAttributes(source.render(l.item), source.type, params.projection));
+  }
+  return listResponse(resources, total, paging.startIndex);
 }

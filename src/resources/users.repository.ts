@@ -2,10 +2,10 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import { isUuid } from '../db/ids.js';
 import type { DB, UsersTable } from '../db/tables.js';
-import { keysetAfter, orderBy } from '../filter/sort.js';
 import type { StorageMapping } from '../filter/storage.js';
 import { UniquenessError } from '../http/scim-errors.js';
 import type { ListQuery, ListResult } from './listing.js';
+import { collectPage, pageRows } from './page.repository.js';
 import type { ScimResource } from './validate.js';
 
 export interface StoredUser {
@@ -143,17 +143,7 @@ function matchingUsers(db: Kysely<DB>, orgId: string, query: ListQuery) {
 
 /** The rows of one page, in the direction they are read (tests EXPLAIN it). */
 export function userPageQuery(db: Kysely<DB>, orgId: string, query: ListQuery) {
-  const { page, sortKey } = query;
-  const descending = page.kind === 'keyset' && page.backwards ? !query.descending : query.descending;
-  const order = orderBy(descending);
-  const id = sql.ref('users.id');
-  let rows = matchingUsers(db, orgId, query)
-    .select([...visible, sql<string | null>`(${sortKey.expr})::text`.as('sort_value')])
-    .orderBy(sql`${sortKey.expr} ${order.key}`)
-    .orderBy(sql`${id} ${order.id}`);
-  if (page.kind === 'offset') return rows.offset(page.offset).limit(page.limit);
-  if (page.after) rows = rows.where(keysetAfter(sortKey, id, descending, page.after));
-  return rows.limit(page.limit + 1);
+  return pageRows(matchingUsers(db, orgId, query).select(visible), 'users', query);
 }
 
 /** One page of the organization's users that match the query, and how many match in all. */
@@ -162,19 +152,13 @@ export async function listUsers(
   orgId: string,
   query: ListQuery,
 ): Promise<ListResult<StoredUser>> {
-  const { page } = query;
-  const total = matchingUsers(db, orgId, query)
-    .select((eb) => eb.fn.countAll<string>().as('total'))
-    .executeTakeFirstOrThrow();
-  if (page.limit === 0) return { items: [], total: Number((await total).total), more: false };
-  const rows = userPageQuery(db, orgId, query);
-  const [counted, found] = await Promise.all([total, rows.execute()]);
-  const more = page.kind === 'keyset' && found.length > page.limit;
-  const kept = more ? found.slice(0, page.limit) : found;
-  if (page.kind === 'keyset' && page.backwards) kept.reverse();
-  return {
-    items: kept.map((row) => ({ item: rowToUser(row), id: row.id, sortValue: row.sort_value })),
-    total: Number(counted.total),
-    more,
-  };
+  return collectPage(
+    query,
+    () =>
+      matchingUsers(db, orgId, query)
+        .select((eb) => eb.fn.countAll<string>().as('total'))
+        .executeTakeFirstOrThrow(),
+    () => userPageQuery(db, orgId, query).execute(),
+    rowToUser,
+  );
 }

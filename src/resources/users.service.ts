@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../db/tables.js';
 import { NotFoundError } from '../http/scim-errors.js';
 import { ENTERPRISE_USER_SCHEMA_URN, resourceTypes, USER_SCHEMA_URN } from '../schema/registry.js';
+import { listGroupsOfUsers } from './groups.repository.js';
 import { sameJson } from './json.js';
 import { applyPatch } from './patch.js';
 import { parsePatchRequest } from './patch-request.js';
@@ -13,12 +14,32 @@ import { type ScimResource, validateResource } from './validate.js';
 
 export const userType = resourceTypes.User;
 
-export function renderUser(user: repo.StoredUser, baseUrl: string): ScimResource {
+export interface UserGroup {
+  readonly groupId: string;
+  readonly displayName: string;
+}
+
+/** `groups` is the user's memberships (RFC 7643 §4.1.2), passed when the response carries it. */
+export function renderUser(
+  user: repo.StoredUser,
+  baseUrl: string,
+  groups?: readonly UserGroup[],
+): ScimResource {
   const { [ENTERPRISE_USER_SCHEMA_URN]: enterprise, ...core } = user.attributes;
   return {
     schemas: enterprise ? [USER_SCHEMA_URN, ENTERPRISE_USER_SCHEMA_URN] : [USER_SCHEMA_URN],
     id: user.id,
     ...core,
+    ...(groups && groups.length > 0
+      ? {
+          groups: groups.map((g) => ({
+            value: g.groupId,
+            $ref: `${baseUrl}/Groups/${g.groupId}`,
+            display: g.displayName,
+            type: 'direct',
+          })),
+        }
+      : {}),
     ...(enterprise ? { [ENTERPRISE_USER_SCHEMA_URN]: enterprise } : {}),
     meta: {
       resourceType: 'User',
@@ -27,6 +48,11 @@ export function renderUser(user: repo.StoredUser, baseUrl: string): ScimResource
       location: `${baseUrl}/Users/${user.id}`,
     },
   };
+}
+
+/** The groups of some users, read only when a response carries `groups`. */
+export function groupsOfUsers(db: Kysely<DB>, orgId: string, userIds: readonly string[]) {
+  return listGroupsOfUsers(db, orgId, userIds);
 }
 
 /**
@@ -95,12 +121,26 @@ export const searchableUsers = (
   db: Kysely<DB>,
   orgId: string,
   baseUrl: string,
-): Searchable<repo.StoredUser> => ({
+  withGroups: boolean,
+): Searchable<{ user: repo.StoredUser; groups: UserGroup[] | undefined }> => ({
   type: userType,
   storage: repo.userStorage,
   createdColumn: 'created_at',
-  fetch: (query) => repo.listUsers(db, orgId, query),
-  render: (user) => renderUser(user, baseUrl),
+  fetch: async (query) => {
+    const page = await repo.listUsers(db, orgId, query);
+    const groups = withGroups
+      ? await listGroupsOfUsers(
+          db,
+          orgId,
+          page.items.map((i) => i.id),
+        )
+      : undefined;
+    return {
+      ...page,
+      items: page.items.map((i) => ({ ...i, item: { user: i.item, groups: groups?.get(i.id) } })),
+    };
+  },
+  render: ({ user, groups }) => renderUser(user, baseUrl, groups),
 });
 
 function userNotFound(id: string): NotFoundError {

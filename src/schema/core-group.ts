@@ -32,8 +32,10 @@ export const coreGroupSchema: SchemaDef = {
           // A reference is case exact (RFC 7643 §2.3.7); the §8.7.1 listing prints false.
           caseExact: true,
         }),
-        // Not in the §8.7.1 listing, but used by the RFC's own Group example (§8.4).
-        attribute('display', 'string', 'A human-readable name of the member.', { mutability: 'readOnly' }),
+        // Not in the §8.7.1 listing, but used by the RFC's own Group example (§8.4). readWrite here, not
+        // readOnly: Okta sends a member's display and expects it kept; without one, scimd derives it
+        // from the user (displayName, else userName).
+        attribute('display', 'string', 'A human-readable name of the member.'),
         attribute('type', 'string', 'The type of the member resource.', {
           canonicalValues: ['User', 'Group'],
           mutability: 'immutable',

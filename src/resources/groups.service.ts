@@ -1,0 +1,220 @@
+// SCIM semantics for groups. Members are rows: they are checked (users of the same organization, not
+// deprovisioned), added and removed one by one, and read only when a response carries them.
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/tables.js';
+import { FilterCompiler } from '../filter/compile.js';
+import { InvalidPathError, InvalidValueError, NotFoundError } from '../http/scim-errors.js';
+import { GROUP_SCHEMA_URN, resourceTypes } from '../schema/registry.js';
+import * as repo from './groups.repository.js';
+import { isObject, sameJson } from './json.js';
+import { applyPatch, type DeferredOperation } from './patch.js';
+import { parsePatchRequest } from './patch-request.js';
+import type { Searchable } from './search.service.js';
+import { type ScimResource, validateResource } from './validate.js';
+
+export const groupType = resourceTypes.Group;
+const RELATIONS = new Set(['members']);
+
+export function renderGroup(
+  group: repo.StoredGroup,
+  baseUrl: string,
+  members: readonly repo.StoredMember[] | undefined,
+): ScimResource {
+  return {
+    schemas: [GROUP_SCHEMA_URN],
+    id: group.id,
+    ...group.attributes,
+    // Read: every member (possibly none). Not read (excludedAttributes=members): no key at all.
+    ...(members
+      ? {
+          members: members.map((m) => ({
+            value: m.userId,
+            $ref: `${baseUrl}/Users/${m.userId}`,
+            display: m.display ?? m.userDisplayName ?? m.userName,
+            type: 'User',
+          })),
+        }
+      : {}),
+    meta: {
+      resourceType: 'Group',
+      created: group.created.toISOString(),
+      lastModified: group.lastModified.toISOString(),
+      location: `${baseUrl}/Groups/${group.id}`,
+    },
+  };
+}
+
+function groupNotFound(id: string): NotFoundError {
+  return new NotFoundError(`Group ${id} not found`);
+}
+
+/**
+ * Reads the member entries of a request into rows to write, after checking that every one is a
+ * user of this organization that is not deprovisioned. Nothing is written when one is not.
+ */
+async function checkedMembers(db: Kysely<DB>, orgId: string, entries: unknown): Promise<repo.NewMember[]> {
+  const list = entries === undefined ? [] : Array.isArray(entries) ? entries : [entries];
+  const members: repo.NewMember[] = [];
+  const groupsAsMembers: string[] = [];
+  for (const [i, entry] of list.entries()) {
+    if (!isObject(entry) || typeof entry.value !== 'string' || entry.value === '') {
+      throw new InvalidValueError(`members[${i}] needs the id of a user as its value`);
+    }
+    // Groups hold users only (DESIGN.md): a nested group is refused, whatever its type says.
+    if (typeof entry.type === 'string' && entry.type.toLowerCase() === 'group')
+      groupsAsMembers.push(entry.value);
+    members.push({
+      userId: entry.value.toLowerCase(),
+      display: typeof entry.display === 'string' ? entry.display : undefined,
+    });
+  }
+  if (groupsAsMembers.length > 0) {
+    throw new InvalidValueError(`Groups hold users only; not a user: ${groupsAsMembers.join(', ')}`);
+  }
+  const unique = [...new Map(members.map((m) => [m.userId, m])).values()];
+  const found = await repo.findMemberCandidates(
+    db,
+    orgId,
+    unique.map((m) => m.userId),
+  );
+  const offending = unique.filter((m) => !found.has(m.userId)).map((m) => m.userId);
+  if (offending.length > 0) {
+    const shown =
+      offending.slice(0, 20).join(', ') +
+      (offending.length > 20 ? `, and ${offending.length - 20} more` : '');
+    throw new InvalidValueError(
+      `Members must be users of this organization that are not deprovisioned; not such users: ${shown}`,
+    );
+  }
+  return unique;
+}
+
+function split(attributes: ScimResource): { attributes: ScimResource; members: unknown } {
+  const { schemas: _schemas, members, ...rest } = attributes;
+  return { attributes: rest, members };
+}
+
+export async function createGroup(db: Kysely<DB>, orgId: string, body: unknown, now = new Date()) {
+  const { attributes, members } = split(validateResource(groupType, 'create', body));
+  const rows = await checkedMembers(db, orgId, members);
+  const group = await repo.insertGroup(db, orgId, randomUUID(), attributes, now);
+  await repo.addMembers(db, orgId, group.id, rows, now);
+  return group;
+}
+
+export async function getGroup(db: Kysely<DB>, orgId: string, id: string): Promise<repo.StoredGroup> {
+  const group = await repo.findGroup(db, orgId, id);
+  if (!group) throw groupNotFound(id);
+  return group;
+}
+
+export async function membersOf(
+  db: Kysely<DB>,
+  orgId: string,
+  groupId: string,
+): Promise<repo.StoredMember[]> {
+  return (await repo.listMembers(db, orgId, [groupId])).get(groupId) ?? [];
+}
+
+/** PUT replaces displayName, externalId and the whole member set. */
+export async function replaceGroup(
+  db: Kysely<DB>,
+  orgId: string,
+  id: string,
+  body: unknown,
+  now = new Date(),
+) {
+  const { attributes, members } = split(validateResource(groupType, 'replace', body));
+  const current = await repo.findGroup(db, orgId, id, { forUpdate: true });
+  if (!current) throw groupNotFound(id);
+  const rows = await checkedMembers(db, orgId, members);
+  await repo.replaceMembers(db, orgId, id, rows, now);
+  return repo.updateGroup(db, orgId, id, attributes, now);
+}
+
+/** Applies an operation on members as row changes; returns how many rows changed. */
+async function applyMemberOperation(
+  db: Kysely<DB>,
+  orgId: string,
+  groupId: string,
+  op: DeferredOperation,
+  now: Date,
+) {
+  if (op.op === 'remove') {
+    if (op.filter) {
+      const compiler = new FilterCompiler(repo.groupStorage);
+      const where = compiler.compile(
+        op.filter,
+        { kind: 'relation', subs: repo.groupStorage.relations.members!.subs },
+        'members',
+      );
+      return repo.removeMembers(db, orgId, groupId, undefined, where);
+    }
+    // Entra removes chosen members with `Remove` + a value list; without a value, all members go.
+    if (op.value !== undefined) {
+      const ids = (Array.isArray(op.value) ? op.value : [op.value])
+        .map((v) => (isObject(v) ? v.value : undefined))
+        .filter((v): v is string => typeof v === 'string');
+      return repo.removeMembers(db, orgId, groupId, ids);
+    }
+    return repo.removeMembers(db, orgId, groupId, undefined);
+  }
+  if (op.filter) {
+    throw new InvalidPathError(
+      'members[…] with a filter can only be removed; add or replace members by value',
+    );
+  }
+  const rows = await checkedMembers(db, orgId, op.value);
+  return op.op === 'add'
+    ? repo.addMembers(db, orgId, groupId, rows, now)
+    : repo.replaceMembers(db, orgId, groupId, rows, now);
+}
+
+/**
+ * PATCH: the group's own attributes through applyPatch under a row lock; its members as row
+ * inserts and deletes, in order, in the same transaction. meta.lastModified moves only when
+ * something changed.
+ */
+export async function patchGroup(db: Kysely<DB>, orgId: string, id: string, body: unknown, now = new Date()) {
+  const operations = parsePatchRequest(body);
+  const current = await repo.findGroup(db, orgId, id, { forUpdate: true });
+  if (!current) throw groupNotFound(id);
+  const result = applyPatch(current.attributes, operations, groupType, { id, relations: RELATIONS });
+  let changedRows = 0;
+  for (const op of result.deferred) changedRows += await applyMemberOperation(db, orgId, id, op, now);
+  const attributes = split(result.attributes).attributes;
+  const attributesChanged = !sameJson(attributes, current.attributes);
+  if (!attributesChanged && changedRows === 0) return current;
+  return repo.updateGroup(db, orgId, id, attributesChanged ? attributes : undefined, now);
+}
+
+export async function deleteGroup(db: Kysely<DB>, orgId: string, id: string): Promise<void> {
+  if (!(await repo.deleteGroup(db, orgId, id))) throw groupNotFound(id);
+}
+
+export const searchableGroups = (
+  db: Kysely<DB>,
+  orgId: string,
+  baseUrl: string,
+  withMembers: boolean,
+): Searchable<{ group: repo.StoredGroup; members: repo.StoredMember[] | undefined }> => ({
+  type: groupType,
+  storage: repo.groupStorage,
+  createdColumn: 'created_at',
+  fetch: async (query) => {
+    const page = await repo.listGroups(db, orgId, query);
+    const members = withMembers
+      ? await repo.listMembers(
+          db,
+          orgId,
+          page.items.map((i) => i.id),
+        )
+      : undefined;
+    return {
+      ...page,
+      items: page.items.map((i) => ({ ...i, item: { group: i.item, members: members?.get(i.id) } })),
+    };
+  },
+  render: ({ group, members }) => renderGroup(group, baseUrl, members),
+});

@@ -1,0 +1,51 @@
+// The part of a list query every resource type shares: order by the sort key then the id, an offset
+// or keyset page, and the total. Each repository supplies its own filtered base query.
+import { type SelectQueryBuilder, sql } from 'kysely';
+import { keysetAfter, orderBy } from '../filter/sort.js';
+import type { ListQuery, ListResult } from './listing.js';
+
+interface PagedRow {
+  id: string;
+  sort_value: string | null;
+}
+
+/** Orders and pages the rows of `table`, selecting the sort key as text for cursors. */
+export function pageRows<D, TB extends keyof D, O>(
+  rows: SelectQueryBuilder<D, TB, O>,
+  table: string,
+  query: ListQuery,
+) {
+  const { page, sortKey } = query;
+  // Reading backwards runs the order in reverse; the caller turns the rows round again.
+  const descending = page.kind === 'keyset' && page.backwards ? !query.descending : query.descending;
+  const order = orderBy(descending);
+  const id = sql.ref(`${table}.id`);
+  let paged = rows
+    .select(sql<string | null>`(${sortKey.expr})::text`.as('sort_value'))
+    .orderBy(sql`${sortKey.expr} ${order.key}`)
+    .orderBy(sql`${id} ${order.id}`);
+  if (page.kind === 'offset') return paged.offset(page.offset).limit(page.limit);
+  if (page.after) paged = paged.where(keysetAfter(sortKey, id, descending, page.after));
+  // One row more than the page says whether there is more.
+  return paged.limit(page.limit + 1);
+}
+
+/** Runs the count and the page together and shapes the result. */
+export async function collectPage<R extends PagedRow, T>(
+  query: ListQuery,
+  total: () => Promise<{ total: string | number | bigint }>,
+  rows: () => Promise<R[]>,
+  toItem: (row: R) => T,
+): Promise<ListResult<T>> {
+  const { page } = query;
+  if (page.limit === 0) return { items: [], total: Number((await total()).total), more: false };
+  const [counted, found] = await Promise.all([total(), rows()]);
+  const more = page.kind === 'keyset' && found.length > page.limit;
+  const kept = more ? found.slice(0, page.limit) : found;
+  if (page.kind === 'keyset' && page.backwards) kept.reverse();
+  return {
+    items: kept.map((row) => ({ item: toItem(row), id: row.id, sortValue: row.sort_value })),
+    total: Number(counted.total),
+    more,
+  };
+}
