@@ -55,6 +55,10 @@ export function parsePatchRequest(body: unknown): PatchOperation[] {
     }
     const trimmed = typeof path === 'string' && path.trim() !== '' ? path.trim() : undefined;
     const hasValue = Object.keys(raw).some((k) => k.toLowerCase() === 'value');
+    // RFC 7644 §3.5.2.1, §3.5.2.3: add and replace carry a value (an explicit null unsets).
+    if (name !== 'remove' && !hasValue) {
+      throw new InvalidSyntaxError(`Operations[${index}]: ${name} needs a value`);
+    }
     // Other keys (the Microsoft collection sends `name`) are ignored.
     return { op: name, path: trimmed, ...(hasValue ? { value: keyOf(raw, 'value') } : {}), index };
   });

@@ -120,9 +120,15 @@ function canonicalObject(value: Json, subs: readonly AttributeDef[]): Json {
   const out: Json = {};
   for (const [k, v] of Object.entries(value)) {
     const sub = findAttribute(subs, k);
-    if (sub) out[sub.name] = v;
+    // Booleans settle now, so "true" and true are the same element when adding without duplicates.
+    if (sub)
+      out[sub.name] = sub.type === 'boolean' && typeof v === 'string' && isBooleanText(v) ? isTrue(v) : v;
   }
   return out;
+}
+
+function isBooleanText(value: string): boolean {
+  return value.toLowerCase() === 'true' || value.toLowerCase() === 'false';
 }
 
 /**
@@ -237,17 +243,17 @@ class Patcher {
       if (error instanceof InvalidPathError) return;
       throw error;
     }
-    this.applyAt(target, { ...operation, value });
+    this.applyAt(target, { ...operation, value }, true);
   }
 
-  private applyAt(target: Target, operation: PatchOperation): void {
+  private applyAt(target: Target, operation: PatchOperation, pathless = false): void {
     if (target.kind === 'extension') {
       this.applyExtension(target.schema, operation);
       return;
     }
     const attr = target.attribute;
     if (attr.mutability === 'readOnly') {
-      this.readOnly(attr, operation);
+      this.readOnly(attr, operation, pathless);
       return;
     }
     if (!target.extension && this.options.relations?.has(attr.name)) {
@@ -417,13 +423,16 @@ class Patcher {
   }
 
   /**
-   * readOnly attributes are ignored: IdPs send them innocently (Okta repeats `id` in a pathless
-   * replace; `meta` and `groups` come back in PUT-like bodies). Changing `id` is refused.
+   * readOnly attributes inside a pathless value are ignored: IdPs send them innocently (Okta repeats
+   * `id` in a pathless replace; `meta` and `groups` come back in whole-resource values). Changing
+   * `id`, or naming a readOnly attribute as the path of an operation, is refused (RFC 7644 §3.5.2).
    */
-  private readOnly(attr: AttributeDef, operation: PatchOperation): void {
-    if (attr.name === 'id' && operation.op !== 'remove' && operation.value !== this.options.id) {
-      throw new MutabilityError('id is readOnly and cannot be changed');
-    }
+  private readOnly(attr: AttributeDef, operation: PatchOperation, pathless: boolean): void {
+    const sameId = attr.name === 'id' && operation.op !== 'remove' && operation.value === this.options.id;
+    if (sameId || (pathless && attr.name !== 'id')) return;
+    throw new MutabilityError(
+      `${attr.name} is readOnly and cannot be ${attr.name === 'id' ? 'changed' : 'patched'}`,
+    );
   }
 
   /** RFC 7643 §2.2 immutable: may be set once, then not changed. */
@@ -431,6 +440,11 @@ class Patcher {
     if (attr.mutability !== 'immutable' || before === undefined || sameJson(before, after)) return;
     throw new MutabilityError(`${attr.name} is immutable`);
   }
+}
+
+/** How an error names an operation: `Operations[2] (replace emails[type eq "work"].value)`. */
+function label(operation: PatchOperation): string {
+  return `Operations[${operation.index}] (${operation.op}${operation.path ? ` ${operation.path}` : ''})`;
 }
 
 export function applyPatch(
@@ -446,8 +460,7 @@ export function applyPatch(
       patcher.apply(operation);
     } catch (error) {
       if (!(error instanceof ScimError)) throw error;
-      const where = `Operations[${operation.index}] (${operation.op}${operation.path ? ` ${operation.path}` : ''})`;
-      throw new ScimError(error.status, `${where}: ${error.message}`, error.scimType);
+      throw new ScimError(error.status, `${label(operation)}: ${error.message}`, error.scimType);
     }
   }
   // The result must be a valid resource: types, required attributes, string booleans coerced.
@@ -455,8 +468,31 @@ export function applyPatch(
   try {
     validated = validateResource(type, 'replace', working);
   } catch (error) {
-    if (error instanceof ScimError) throw new InvalidValueError(`After the operations: ${error.message}`);
-    throw error;
+    if (!(error instanceof ScimError)) throw error;
+    throw new InvalidValueError(`${culprit(attributes, operations, type, options)}: ${error.message}`);
   }
   return { attributes: validated, deferred: patcher.deferred };
+}
+
+/**
+ * When the result is invalid, the operation after which it first became so: replays the operations
+ * one by one (only on this error path) so the 400 can name it.
+ */
+function culprit(
+  attributes: ScimResource,
+  operations: readonly PatchOperation[],
+  type: ResourceTypeDef,
+  options: PatchOptions,
+): string {
+  const working = clone(attributes) as Json;
+  const patcher = new Patcher(type, working, options);
+  for (const operation of operations) {
+    patcher.apply(operation);
+    try {
+      validateResource(type, 'replace', working);
+    } catch {
+      return label(operation);
+    }
+  }
+  return 'After the operations';
 }

@@ -72,8 +72,10 @@ export function registerUserRoutes(router: Router<ScimState>, deps: ScimDeps): v
     const user = await db
       .transaction()
       .execute((trx) => users.patchUser(trx, ctx.state.org.id, ctx.params.id!, ctx.request.body));
-    // RFC 7240: `Prefer: return=minimal` asks for 204 without a body.
-    if (prefersMinimal(ctx.get('prefer'))) return respond(ctx, 204);
+    // RFC 7240: `Prefer: return=minimal` asks for 204 without a body, unless the request names
+    // attributes, which RFC 7644 §3.5.2 answers with 200 and the resource.
+    const projected = projection.attributes !== undefined || projection.excludedAttributes !== undefined;
+    if (prefersMinimal(ctx.get('prefer')) && !projected) return respond(ctx, 204);
     respond(ctx, 200, await render(ctx.state, user, projection));
   });
 
