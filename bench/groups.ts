@@ -49,6 +49,8 @@ async function run() {
     logger: pino({ level: 'silent' }),
   });
   const server = app.listen(0, '127.0.0.1');
+  // Seeding can outlast the default 5 s keep-alive; a reused socket must not be closed under us.
+  server.keepAliveTimeout = 600_000;
   await new Promise((r) => server.once('listening', r));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const call = async (method: string, path: string, token: string, body?: unknown) => {

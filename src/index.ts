@@ -27,6 +27,10 @@ export async function serve(
     logger,
   });
   const server = app.listen(config.port, config.host);
+  // Keep idle connections longer than a load balancer does (60 s is common): otherwise the server
+  // closes a socket the balancer is about to reuse, and the client sees a reset or a 502.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
