@@ -225,7 +225,10 @@ export async function findMemberCandidates(
   return new Set(rows.map((r) => r.id));
 }
 
-/** Adds members; one already there stays as it is. Returns how many rows were added. */
+/**
+ * Adds members. One already there stays, taking the display sent with it if that differs (Okta's
+ * full push re-sends displays). Returns how many rows were added or changed.
+ */
 export async function addMembers(
   db: Kysely<DB>,
   orgId: string,
@@ -245,7 +248,14 @@ export async function addMembers(
         created_at: now,
       })),
     )
-    .onConflict((oc) => oc.columns(['org_id', 'group_id', 'user_id']).doNothing())
+    .onConflict((oc) =>
+      oc
+        .columns(['org_id', 'group_id', 'user_id'])
+        .doUpdateSet({ display: (eb) => eb.ref('excluded.display') })
+        .where(
+          sql<SqlBool>`excluded.display is not null and group_members.display is distinct from excluded.display`,
+        ),
+    )
     .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0n);
 }
