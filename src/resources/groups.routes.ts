@@ -3,7 +3,7 @@ import type { RouterMiddleware } from '@koa/router';
 import { ForbiddenError } from '../http/scim-errors.js';
 import { respond, type ScimDeps, type ScimState } from '../http/scim-state.js';
 import * as groups from './groups.service.js';
-import { listParamsFromQuery, listParamsFromSearchRequest } from './list-params.js';
+import { type ListParams, listParamsFromQuery, listParamsFromSearchRequest } from './list-params.js';
 import { prefersRepresentation } from './prefer.js';
 import { isReturned, type ProjectionParams, projectAttributes, projectionFromQuery } from './projection.js';
 import { requireScope } from './scopes.js';
@@ -22,26 +22,19 @@ export function registerGroupRoutes(router: Router<ScimState>, deps: ScimDeps): 
   const guard = [requireScope('groups'), requireGroupSync] as const;
   const withMembers = (projection: ProjectionParams) => isReturned(groups.groupType, projection, 'members');
 
-  router.get('/Groups', ...guard, async (ctx) => {
-    const params = listParamsFromQuery(ctx.query);
-    const source = groups.searchableGroups(
-      db,
-      ctx.state.org.id,
-      ctx.state.baseUrl,
-      withMembers(params.projection),
+  const list = (state: ScimState, params: ListParams) =>
+    search(
+      groups.searchableGroups(db, state.org.id, state.baseUrl, withMembers(params.projection)),
+      state.org,
+      params,
     );
-    respond(ctx, 200, await search(source, ctx.state.org, params));
+
+  router.get('/Groups', ...guard, async (ctx) => {
+    respond(ctx, 200, await list(ctx.state, listParamsFromQuery(ctx.query)));
   });
 
   router.post('/Groups/.search', ...guard, async (ctx) => {
-    const params = listParamsFromSearchRequest(ctx.request.body);
-    const source = groups.searchableGroups(
-      db,
-      ctx.state.org.id,
-      ctx.state.baseUrl,
-      withMembers(params.projection),
-    );
-    respond(ctx, 200, await search(source, ctx.state.org, params));
+    respond(ctx, 200, await list(ctx.state, listParamsFromSearchRequest(ctx.request.body)));
   });
 
   /** Renders a group as the projection asks, reading the member rows only when it carries them. */

@@ -8,6 +8,7 @@ import { InvalidPathError, InvalidValueError, NotFoundError } from '../http/scim
 import { GROUP_SCHEMA_URN, resourceTypes } from '../schema/registry.js';
 import * as repo from './groups.repository.js';
 import { isObject, sameJson } from './json.js';
+import { withRelated } from './listing.js';
 import { applyPatch, type DeferredOperation } from './patch.js';
 import { parsePatchRequest } from './patch-request.js';
 import type { Searchable } from './search.service.js';
@@ -198,23 +199,14 @@ export const searchableGroups = (
   orgId: string,
   baseUrl: string,
   withMembers: boolean,
-): Searchable<{ group: repo.StoredGroup; members: repo.StoredMember[] | undefined }> => ({
+): Searchable<{ item: repo.StoredGroup; related: repo.StoredMember[] | undefined }> => ({
   type: groupType,
   storage: repo.groupStorage,
   createdColumn: 'created_at',
-  fetch: async (query) => {
-    const page = await repo.listGroups(db, orgId, query);
-    const members = withMembers
-      ? await repo.listMembers(
-          db,
-          orgId,
-          page.items.map((i) => i.id),
-        )
-      : undefined;
-    return {
-      ...page,
-      items: page.items.map((i) => ({ ...i, item: { group: i.item, members: members?.get(i.id) } })),
-    };
-  },
-  render: ({ group, members }) => renderGroup(group, baseUrl, members),
+  fetch: async (query) =>
+    withRelated(
+      await repo.listGroups(db, orgId, query),
+      withMembers ? (ids) => repo.listMembers(db, orgId, ids) : undefined,
+    ),
+  render: ({ item, related }) => renderGroup(item, baseUrl, related),
 });

@@ -34,3 +34,18 @@ export interface ListResult<T> {
   /** keyset: whether more rows lie beyond the page in the direction read. */
   readonly more: boolean;
 }
+
+/**
+ * Pairs each item of a page with related rows read for the whole page in one query (a user's
+ * groups, a group's members), or with undefined when the response does not carry them.
+ */
+export async function withRelated<T, R>(
+  page: ListResult<T>,
+  load: ((ids: string[]) => Promise<Map<string, R>>) | undefined,
+): Promise<ListResult<{ item: T; related: R | undefined }>> {
+  const related = load ? await load(page.items.map((i) => i.id)) : undefined;
+  return {
+    ...page,
+    items: page.items.map((i) => ({ ...i, item: { item: i.item, related: related?.get(i.id) } })),
+  };
+}

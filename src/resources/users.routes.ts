@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import { respond, type ScimDeps, type ScimState } from '../http/scim-state.js';
-import { listParamsFromQuery, listParamsFromSearchRequest } from './list-params.js';
+import { type ListParams, listParamsFromQuery, listParamsFromSearchRequest } from './list-params.js';
 import { prefersMinimal } from './prefer.js';
 import { isReturned, type ProjectionParams, projectAttributes, projectionFromQuery } from './projection.js';
 import { requireScope } from './scopes.js';
@@ -21,27 +21,20 @@ export function registerUserRoutes(router: Router<ScimState>, deps: ScimDeps): v
     return projectAttributes(users.renderUser(user, state.baseUrl, groups), users.userType, projection);
   };
 
-  router.get('/Users', scope, async (ctx) => {
-    const params = listParamsFromQuery(ctx.query);
-    const source = users.searchableUsers(
-      db,
-      ctx.state.org.id,
-      ctx.state.baseUrl,
-      withGroups(params.projection),
+  const list = (state: ScimState, params: ListParams) =>
+    search(
+      users.searchableUsers(db, state.org.id, state.baseUrl, withGroups(params.projection)),
+      state.org,
+      params,
     );
-    respond(ctx, 200, await search(source, ctx.state.org, params));
+
+  router.get('/Users', scope, async (ctx) => {
+    respond(ctx, 200, await list(ctx.state, listParamsFromQuery(ctx.query)));
   });
 
   // RFC 7644 §3.4.3: the same search with its parameters in the body.
   router.post('/Users/.search', scope, async (ctx) => {
-    const params = listParamsFromSearchRequest(ctx.request.body);
-    const source = users.searchableUsers(
-      db,
-      ctx.state.org.id,
-      ctx.state.baseUrl,
-      withGroups(params.projection),
-    );
-    respond(ctx, 200, await search(source, ctx.state.org, params));
+    respond(ctx, 200, await list(ctx.state, listParamsFromSearchRequest(ctx.request.body)));
   });
 
   router.post('/Users', scope, async (ctx) => {

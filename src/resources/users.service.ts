@@ -6,6 +6,7 @@ import { NotFoundError } from '../http/scim-errors.js';
 import { ENTERPRISE_USER_SCHEMA_URN, resourceTypes, USER_SCHEMA_URN } from '../schema/registry.js';
 import { listGroupsOfUsers } from './groups.repository.js';
 import { sameJson } from './json.js';
+import { withRelated } from './listing.js';
 import { applyPatch } from './patch.js';
 import { parsePatchRequest } from './patch-request.js';
 import type { Searchable } from './search.service.js';
@@ -122,25 +123,16 @@ export const searchableUsers = (
   orgId: string,
   baseUrl: string,
   withGroups: boolean,
-): Searchable<{ user: repo.StoredUser; groups: UserGroup[] | undefined }> => ({
+): Searchable<{ item: repo.StoredUser; related: UserGroup[] | undefined }> => ({
   type: userType,
   storage: repo.userStorage,
   createdColumn: 'created_at',
-  fetch: async (query) => {
-    const page = await repo.listUsers(db, orgId, query);
-    const groups = withGroups
-      ? await listGroupsOfUsers(
-          db,
-          orgId,
-          page.items.map((i) => i.id),
-        )
-      : undefined;
-    return {
-      ...page,
-      items: page.items.map((i) => ({ ...i, item: { user: i.item, groups: groups?.get(i.id) } })),
-    };
-  },
-  render: ({ user, groups }) => renderUser(user, baseUrl, groups),
+  fetch: async (query) =>
+    withRelated(
+      await repo.listUsers(db, orgId, query),
+      withGroups ? (ids) => listGroupsOfUsers(db, orgId, ids) : undefined,
+    ),
+  render: ({ item, related }) => renderUser(item, baseUrl, related),
 });
 
 function userNotFound(id: string): NotFoundError {
