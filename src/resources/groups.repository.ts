@@ -141,6 +141,11 @@ function matchingGroups(db: Kysely<DB>, orgId: string, query: ListQuery) {
   return query.where ? base.where(query.where) : base;
 }
 
+/** The rows of one page, in the direction they are read (tests EXPLAIN it). */
+export function groupPageQuery(db: Kysely<DB>, orgId: string, query: ListQuery) {
+  return pageRows(matchingGroups(db, orgId, query).select(visible), 'groups', query);
+}
+
 export async function listGroups(
   db: Kysely<DB>,
   orgId: string,
@@ -152,7 +157,7 @@ export async function listGroups(
       matchingGroups(db, orgId, query)
         .select((eb) => eb.fn.countAll<string>().as('total'))
         .executeTakeFirstOrThrow(),
-    () => pageRows(matchingGroups(db, orgId, query).select(visible), 'groups', query).execute(),
+    () => groupPageQuery(db, orgId, query).execute(),
     rowToGroup,
   );
 }

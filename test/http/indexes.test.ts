@@ -1,10 +1,11 @@
 // The filters IdPs send use an index: EXPLAIN the exact query the server runs, on a seeded table.
 import { CompiledQuery, sql } from 'kysely';
-import { expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { compileFilter } from '../../src/filter/compile.js';
 import { parseFilter } from '../../src/filter/parse.js';
 import { resolveFilter } from '../../src/filter/resolve.js';
 import { compileSortKey, resolveSort } from '../../src/filter/sort.js';
+import { groupPageQuery, groupStorage } from '../../src/resources/groups.repository.js';
 import { userPageQuery, userStorage } from '../../src/resources/users.repository.js';
 import { resourceTypes } from '../../src/schema/registry.js';
 import { type Harness, type Tenant, useHarness } from '../helpers/harness.js';
@@ -79,4 +80,64 @@ it('answers the seeded lookups over HTTP', async () => {
     .get(`/Users?filter=${encodeURIComponent('emails[type eq "work"].value eq "USER43@corp.example"')}`)
     .expect(200);
   expect(mail.body.Resources.map((u: { userName: string }) => u.userName)).toEqual(['user43@corp.example']);
+});
+
+describe('groups', () => {
+  let groupId: string;
+  let memberId: string;
+
+  beforeAll(async () => {
+    const db = harness.database.db;
+    await sql`
+      insert into groups (org_id, id, display_name, external_id, data, created_at, updated_at)
+      select ${t.orgId}::uuid, gen_random_uuid(), 'Group ' || i, 'g-' || i,
+             jsonb_build_object('displayName', 'Group ' || i), now(), now()
+      from generate_series(1, ${SEEDED}) as i`.execute(db);
+    // Every group gets five members.
+    await sql`
+      insert into group_members (org_id, group_id, user_id, created_at)
+      select g.org_id, g.id, u.id, now()
+      from (select org_id, id, row_number() over (order by id) as n from groups where org_id = ${t.orgId}::uuid) g
+      join (select id, row_number() over (order by id) as n from users where org_id = ${t.orgId}::uuid) u
+        on u.n between (g.n * 5) % ${SEEDED} and (g.n * 5) % ${SEEDED} + 4`.execute(db);
+    await sql`analyze groups`.execute(db);
+    await sql`analyze group_members`.execute(db);
+    const row = await sql<{
+      group_id: string;
+      user_id: string;
+    }>`select group_id, user_id from group_members limit 1`.execute(db);
+    groupId = row.rows[0]!.group_id;
+    memberId = row.rows[0]!.user_id;
+  });
+
+  async function groupPlan(filter: string) {
+    const where = compileFilter(resolveFilter(parseFilter(filter), resourceTypes.Group), groupStorage);
+    const compiled = groupPageQuery(harness.database.db, t.orgId, {
+      where,
+      sortKey: compileSortKey(resolveSort(resourceTypes.Group), groupStorage, 'created_at'),
+      descending: false,
+      page: { kind: 'offset', offset: 0, limit: 100 },
+    }).compile();
+    const result = await harness.database.db.executeQuery<{ 'QUERY PLAN': unknown }>(
+      CompiledQuery.raw(`explain (format json) ${compiled.sql}`, [...compiled.parameters]),
+    );
+    return JSON.stringify(result.rows[0]!['QUERY PLAN']);
+  }
+
+  it.each([
+    ['displayName eq', () => 'displayName eq "GROUP 42"', 'groups_org_display_name_ci'],
+    ['members[value eq]', () => `members[value eq "${memberId}"]`, 'group_members_'],
+    [
+      'id eq … and members[value eq …]',
+      () => `id eq "${groupId}" and members[value eq "${memberId}"]`,
+      'groups_pkey',
+    ],
+  ])('%s uses an index', async (_, filter, index) => {
+    const text = await groupPlan(filter());
+    expect(text).toMatch(/Index Scan|Bitmap Index Scan|Index Only Scan/);
+    expect(text).toContain(index);
+    expect(text).not.toMatch(
+      /"Node Type":"Seq Scan","Parallel Aware":false,"Async Capable":false,"Relation Name":"groups"/,
+    );
+  });
 });
