@@ -2,6 +2,7 @@
 // SCIM error (RFC 7644 §3.12), then authentication, routing checks, content type, body, and routes.
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
+import { recordAudit } from './audit/audit.js';
 import { type AuthenticatedToken, authenticateScimRequest, recordTokenUse } from './auth/scim-auth.js';
 import { registerDiscoveryRoutes } from './discovery/discovery.routes.js';
 import {
@@ -53,9 +54,9 @@ export function scimApi(deps: ScimApiDeps): Middleware {
     if (!match) return next();
     let token: AuthenticatedToken | undefined;
     try {
-      const orgId = decodeURIComponent(match[1]!);
-      const now = new Date();
-      token = await authenticateScimRequest(deps.db, orgId, ctx.get('authorization'), now);
+      // A path that does not decode names no organization: the token cannot belong to it.
+      const orgId = safeDecode(match[1]!) ?? '';
+      token = await authenticateScimRequest(deps.db, orgId, ctx.get('authorization'), new Date());
       const state = ctx.state as ScimState;
       state.org = token.org;
       state.tokenId = token.tokenId;
@@ -73,14 +74,58 @@ export function scimApi(deps: ScimApiDeps): Middleware {
         if (failure === 'invalidJson') throw new InvalidSyntaxError('The request body is not valid JSON');
       }
       await routes(ctx as Parameters<typeof routes>[0], async () => {});
-      await recordTokenUse(deps.db, token, ctx.status < 400, now).catch((err) =>
-        deps.logger.warn({ err, requestId: ctx.state.requestId }, 'could not record token use'),
-      );
     } catch (error) {
       renderError(ctx, error, deps.logger);
-      if (token) await recordTokenUse(deps.db, token, false, new Date()).catch(() => {});
     }
+    if (!token) return;
+    // After the answer is settled, outside the request's transaction: a failed write is recorded too.
+    const succeeded = ctx.status < 400;
+    const audited = auditedWrite(ctx.method, match[2] ?? '', succeeded ? ctx.body : undefined);
+    await Promise.all([
+      recordTokenUse(deps.db, token, succeeded, new Date()),
+      audited &&
+        recordAudit(deps.db, {
+          orgId: token.org.id,
+          actor: `token:${token.tokenId}`,
+          ...audited,
+          status: ctx.status,
+          requestId: ctx.state.requestId,
+        }),
+    ]).catch((err) =>
+      deps.logger.warn({ err, requestId: ctx.state.requestId }, 'could not record token use or audit'),
+    );
   };
+}
+
+function safeDecode(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
+}
+
+const WRITE_ACTIONS: Readonly<Record<string, string>> = {
+  POST: 'create',
+  PUT: 'replace',
+  PATCH: 'patch',
+  DELETE: 'delete',
+};
+const RESOURCE_PATH = /^\/(Users|Groups)(?:\/([^/]+))?\/?$/i;
+
+/** The audit action of a SCIM request, when it writes a user or a group (searches do not). */
+function auditedWrite(method: string, rest: string, body: unknown) {
+  const verb = WRITE_ACTIONS[method];
+  const match = RESOURCE_PATH.exec(rest);
+  if (!verb || !match || match[2]?.toLowerCase() === '.search') return undefined;
+  const type = match[1]!.toLowerCase() === 'users' ? 'User' : 'Group';
+  const created = typeof body === 'object' && body !== null ? (body as { id?: unknown }).id : undefined;
+  const resourceId = match[2]
+    ? decodeURIComponent(match[2])
+    : typeof created === 'string'
+      ? created
+      : undefined;
+  return { action: `${type.toLowerCase()}.${verb}`, resourceType: type, resourceId };
 }
 
 function renderError(ctx: Parameters<Middleware>[0], error: unknown, logger: Logger): void {

@@ -3,6 +3,7 @@ import { timingSafeEqual } from 'node:crypto';
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { Kysely } from 'kysely';
+import { recordAudit } from '../audit/audit.js';
 import { hashSecret } from '../auth/secrets.js';
 import type { DB } from '../db/tables.js';
 import { BODY_LIMIT, BODY_METHODS, checkRoute, jsonBodyReader } from '../http/surface.js';
@@ -44,6 +45,26 @@ function buildRouter(deps: AdminApiDeps): Router {
       .execute((trx) => admin.createToken(trx, ctx.params.orgId!, ctx.request.body));
     ctx.status = 201;
     ctx.body = { ...admin.renderToken(token), token: secret };
+  });
+  router.delete('/orgs/:orgId', async (ctx) => {
+    await db.transaction().execute((trx) => admin.deleteOrg(trx, ctx.params.orgId!));
+    ctx.status = 204;
+  });
+  router.post('/orgs/:orgId/tokens/:tokenId/rotate', async (ctx) => {
+    const { token, secret } = await db
+      .transaction()
+      .execute((trx) => admin.rotateToken(trx, ctx.params.orgId!, ctx.params.tokenId!, ctx.request.body));
+    ctx.status = 201;
+    ctx.body = { ...admin.renderToken(token), token: secret };
+  });
+  router.post('/orgs/:orgId/tokens/:tokenId/revoke', async (ctx) => {
+    const token = await db
+      .transaction()
+      .execute((trx) => admin.revokeToken(trx, ctx.params.orgId!, ctx.params.tokenId!, ctx.request.body));
+    ctx.body = admin.renderToken(token);
+  });
+  router.get('/orgs/:orgId/events', async (ctx) => {
+    ctx.body = await admin.listEvents(db, ctx.params.orgId!, ctx.query);
   });
   router.get('/orgs/:orgId/tokens', async (ctx) => {
     ctx.body = { tokens: (await admin.listTokens(db, ctx.params.orgId!)).map(admin.renderToken) };
@@ -88,6 +109,7 @@ export function adminApi(deps: AdminApiDeps): Middleware {
           throw new AdminError(400, 'invalid_request', 'The body is not valid JSON');
       }
       await routes(ctx as Parameters<typeof routes>[0], async () => {});
+      await audit(deps, ctx);
     } catch (error) {
       const adminError =
         error instanceof AdminError
@@ -97,6 +119,44 @@ export function adminApi(deps: AdminApiDeps): Middleware {
         deps.logger.error({ err: error }, 'unhandled error in admin request');
       ctx.status = adminError.status;
       ctx.body = adminError.toJSON();
+      if (adminError.status !== 401) await audit(deps, ctx).catch(() => {});
     }
   };
+}
+
+const ADMIN_ACTIONS: readonly [string, RegExp, string][] = [
+  ['POST', /^\/admin\/v1\/orgs\/?$/, 'org.create'],
+  ['PATCH', /^\/admin\/v1\/orgs\/([^/]+)\/?$/, 'org.update'],
+  ['DELETE', /^\/admin\/v1\/orgs\/([^/]+)\/?$/, 'org.delete'],
+  ['POST', /^\/admin\/v1\/orgs\/([^/]+)\/tokens\/?$/, 'token.create'],
+  ['POST', /^\/admin\/v1\/orgs\/([^/]+)\/tokens\/([^/]+)\/rotate\/?$/, 'token.rotate'],
+  ['POST', /^\/admin\/v1\/orgs\/([^/]+)\/tokens\/([^/]+)\/revoke\/?$/, 'token.revoke'],
+];
+
+/**
+ * Records an admin action in the organization's audit log, success or failure. A deleted
+ * organization takes its log with it, so its deletion goes to the process log instead.
+ */
+async function audit(deps: AdminApiDeps, ctx: Parameters<Middleware>[0]): Promise<void> {
+  const found = ADMIN_ACTIONS.find(([method, path]) => method === ctx.method && path.test(ctx.path));
+  if (!found) return;
+  const [, path, action] = found;
+  const [, orgPart, tokenPart] = path.exec(ctx.path)!;
+  const body = ctx.body as { id?: string } | undefined;
+  const orgId = orgPart ?? (action === 'org.create' ? body?.id : undefined);
+  const resourceId = tokenPart ?? (action === 'token.create' ? body?.id : orgId);
+  if (action === 'org.delete' && ctx.status < 400) {
+    deps.logger.info({ action, orgId, requestId: ctx.state.requestId }, 'organization deleted with its data');
+    return;
+  }
+  if (!orgId) return;
+  await recordAudit(deps.db, {
+    orgId,
+    actor: 'admin',
+    action,
+    resourceType: action.startsWith('org.') ? 'Org' : 'Token',
+    resourceId,
+    status: ctx.status,
+    requestId: ctx.state.requestId,
+  });
 }

@@ -77,3 +77,10 @@ export async function updateOrg(
     .executeTakeFirst();
   return row && rowToOrg(row);
 }
+
+/** Deletes the organization; its tokens, users, groups, memberships and audit log go with it. */
+export async function deleteOrg(db: Kysely<DB>, id: string): Promise<boolean> {
+  if (!isUuid(id)) return false;
+  const result = await db.deleteFrom('orgs').where('id', '=', id).executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}

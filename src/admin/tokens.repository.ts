@@ -1,8 +1,11 @@
 import type { Kysely, Selectable } from 'kysely';
+import { isUuid } from '../db/ids.js';
 import type { DB, ScimTokensTable, TokenScope } from '../db/tables.js';
 
 /** A token as the admin API sees it: never the secret, never its hash. */
 export interface StoredToken {
+  /** When the token last served a request that succeeded (the rotation guard reads it). */
+  readonly lastSuccessAt: Date | null;
   readonly id: string;
   readonly name: string;
   readonly scopes: TokenScope[];
@@ -24,6 +27,7 @@ const columns = [
   'expires_at',
   'revoked_at',
   'last_used_at',
+  'last_success_at',
   'replaces',
   'replaced_by',
 ] as const;
@@ -38,6 +42,7 @@ function rowToToken(row: Pick<Selectable<ScimTokensTable>, (typeof columns)[numb
     expiresAt: row.expires_at,
     revokedAt: row.revoked_at,
     lastUsedAt: row.last_used_at,
+    lastSuccessAt: row.last_success_at,
     replaces: row.replaces,
     replacedBy: row.replaced_by,
   };
@@ -84,4 +89,37 @@ export async function listTokens(db: Kysely<DB>, orgId: string): Promise<StoredT
     .orderBy('id')
     .execute();
   return rows.map(rowToToken);
+}
+
+export async function findToken(
+  db: Kysely<DB>,
+  orgId: string,
+  id: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<StoredToken | undefined> {
+  if (!isUuid(id)) return undefined;
+  let query = db.selectFrom('scim_tokens').select(columns).where('org_id', '=', orgId).where('id', '=', id);
+  if (options.forUpdate) query = query.forUpdate();
+  const row = await query.executeTakeFirst();
+  return row && rowToToken(row);
+}
+
+export async function updateToken(
+  db: Kysely<DB>,
+  orgId: string,
+  id: string,
+  changes: { expiresAt?: Date | null; revokedAt?: Date; replacedBy?: string },
+): Promise<StoredToken> {
+  const row = await db
+    .updateTable('scim_tokens')
+    .set({
+      ...(changes.expiresAt !== undefined ? { expires_at: changes.expiresAt } : {}),
+      ...(changes.revokedAt ? { revoked_at: changes.revokedAt } : {}),
+      ...(changes.replacedBy ? { replaced_by: changes.replacedBy } : {}),
+    })
+    .where('org_id', '=', orgId)
+    .where('id', '=', id)
+    .returning(columns)
+    .executeTakeFirstOrThrow();
+  return rowToToken(row);
 }

@@ -305,3 +305,13 @@ export async function replaceMembers(
   const removed = Number((await query.executeTakeFirst()).numDeletedRows);
   return removed + (await addMembers(db, orgId, groupId, members, now));
 }
+
+/** Takes a user out of every group (deprovisioning keeps the user row but ends its memberships). */
+export async function removeFromAllGroups(db: Kysely<DB>, orgId: string, userId: string): Promise<number> {
+  const result = await db
+    .deleteFrom('group_members')
+    .where('org_id', '=', orgId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

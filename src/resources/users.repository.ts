@@ -95,6 +95,41 @@ export async function replaceUser(
   return row && rowToUser(row);
 }
 
+/**
+ * Deprovisions a user without deleting the row (DESIGN.md): the SCIM view no longer shows it, its
+ * userName is free again, and the product keeps the record. `anonymize` also erases every
+ * attribute: the row keeps only its id, its organization and its dates.
+ */
+export async function deprovisionUser(
+  db: Kysely<DB>,
+  orgId: string,
+  id: string,
+  mode: 'deactivate' | 'anonymize',
+  now: Date,
+): Promise<boolean> {
+  if (!isUuid(id)) return false;
+  const result = await db
+    .updateTable('users')
+    .set((eb) => ({
+      deprovisioned_at: now,
+      updated_at: now,
+      active: false,
+      ...(mode === 'anonymize'
+        ? {
+            user_name: sql<string>`'deprovisioned-' || id`,
+            external_id: null,
+            display_name: null,
+            data: JSON.stringify({ active: false }),
+          }
+        : { data: sql<string>`jsonb_set(${eb.ref('data')}, '{active}', 'false'::jsonb)` }),
+    }))
+    .where('org_id', '=', orgId)
+    .where('id', '=', id)
+    .where('deprovisioned_at', 'is', null)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
 export async function deleteUser(db: Kysely<DB>, orgId: string, id: string): Promise<boolean> {
   if (!isUuid(id)) return false;
   const result = await db

@@ -73,7 +73,7 @@ export function registerUserRoutes(router: Router<ScimState>, deps: ScimDeps): v
   });
 
   router.delete('/Users/:id', scope, async (ctx) => {
-    await db.transaction().execute((trx) => users.deleteUser(trx, ctx.state.org.id, ctx.params.id!));
+    await db.transaction().execute((trx) => users.deleteUser(trx, ctx.state.org, ctx.params.id!));
     respond(ctx, 204);
   });
 }

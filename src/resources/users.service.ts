@@ -1,10 +1,10 @@
 // SCIM semantics for users: validation, rendering, and the rules of RFC 7644 §3.3–§3.6.
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { DB } from '../db/tables.js';
+import type { DB, DeprovisioningMode } from '../db/tables.js';
 import { NotFoundError } from '../http/scim-errors.js';
 import { ENTERPRISE_USER_SCHEMA_URN, resourceTypes, USER_SCHEMA_URN } from '../schema/registry.js';
-import { listGroupsOfUsers } from './groups.repository.js';
+import { listGroupsOfUsers, removeFromAllGroups } from './groups.repository.js';
 import { sameJson } from './json.js';
 import { withRelated } from './listing.js';
 import { applyPatch } from './patch.js';
@@ -114,8 +114,24 @@ export async function patchUser(
   return updated;
 }
 
-export async function deleteUser(db: Kysely<DB>, orgId: string, id: string): Promise<void> {
-  if (!(await repo.deleteUser(db, orgId, id))) throw userNotFound(id);
+/**
+ * DELETE applies the organization's deprovisioning mode (product spec). In every mode the SCIM view
+ * answers 404 for the id afterwards, the user leaves every group (in this transaction), and its
+ * userName can be provisioned again.
+ */
+export async function deleteUser(
+  db: Kysely<DB>,
+  org: { id: string; deprovisioning: DeprovisioningMode },
+  id: string,
+): Promise<void> {
+  const now = new Date();
+  const done =
+    org.deprovisioning === 'delete'
+      ? await repo.deleteUser(db, org.id, id)
+      : await repo.deprovisionUser(db, org.id, id, org.deprovisioning, now);
+  if (!done) throw userNotFound(id);
+  // A deleted row takes its memberships with it (foreign key); a kept one must leave its groups.
+  if (org.deprovisioning !== 'delete') await removeFromAllGroups(db, org.id, id);
 }
 
 export const searchableUsers = (

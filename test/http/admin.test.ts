@@ -243,6 +243,8 @@ describe('tokens', () => {
       expiresAt: null,
       revokedAt: null,
       lastUsedAt: null,
+      // Additive to DESIGN.md's Token: when it last served a request that succeeded (rotation guard).
+      lastSuccessAt: null,
       replaces: null,
       replacedBy: null,
       token: expect.any(String),

@@ -111,6 +111,7 @@ describe('bad input', () => {
       status: 415,
     },
     { name: 'an unknown endpoint', send: () => raw('get', '/Widgets'), status: 404 },
+    { name: 'a malformed escape in the path', send: () => raw('get', '/Users/%E0%A4%A'), status: 404 },
     { name: 'an unknown nested path', send: () => raw('get', '/Users/a/b'), status: 404 },
     { name: 'DELETE on the collection', send: () => raw('delete', '/Users'), status: 405 },
     {
