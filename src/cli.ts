@@ -1,72 +1,429 @@
-// The `scimd` command line. `serve` and `migrate` run locally; the admin commands (issue 6) are
-// clients of the admin API.
-import { parseArgs } from 'node:util';
+// The `scimd` command line. `serve` and `migrate` run locally; every other command is a client of the
+// admin API at SCIMD_URL, authenticated with SCIMD_ADMIN_TOKEN or the admin-token file. Tables for
+// people, `--json` for scripts; exit 0 on success, 1 when the server refuses or fails, 2 on usage
+// errors, 3 when the server cannot be reached.
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { ADMIN_TOKEN_FILE } from './admin-token.js';
 import { readConfig } from './config.js';
 import { type Database, openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { main as serveMain } from './index.js';
 
-const HELP = `Usage: scimd <command> [options]
+export interface Io {
+  readonly out: (text: string) => void;
+  readonly err: (text: string) => void;
+  readonly env: NodeJS.ProcessEnv;
+}
+
+const defaultIo: Io = {
+  out: (text) => process.stdout.write(text),
+  err: (text) => process.stderr.write(text),
+  env: process.env,
+};
+
+class UsageError extends Error {}
+class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+class UnreachableError extends Error {}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+type Values = Record<string, string | boolean | undefined>;
+
+interface Command {
+  readonly usage: string;
+  readonly summary: string;
+  readonly options?: Options;
+  readonly positionals?: readonly string[];
+  run(args: { values: Values; positionals: string[]; api: Api; io: Io; json: boolean }): Promise<void>;
+}
+
+interface Api {
+  call(method: string, path: string, body?: unknown): Promise<unknown>;
+}
+
+function apiClient(env: NodeJS.ProcessEnv): Api {
+  const base = (env.SCIMD_URL || `http://localhost:${env.PORT || 8080}`).replace(/\/+$/, '');
+  const token = () => {
+    if (env.SCIMD_ADMIN_TOKEN) return env.SCIMD_ADMIN_TOKEN;
+    const file = join(resolve(env.DATA_DIR || './data'), ADMIN_TOKEN_FILE);
+    try {
+      return readFileSync(file, 'utf8').trim();
+    } catch {
+      throw new UsageError(`No admin token: set SCIMD_ADMIN_TOKEN, or run where ${file} exists`);
+    }
+  };
+  return {
+    async call(method, path, body) {
+      let res: Response;
+      try {
+        res = await fetch(`${base}/admin/v1${path}`, {
+          method,
+          headers: {
+            Authorization: `Bearer ${token()}`,
+            ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+          },
+          ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        });
+      } catch (error) {
+        if (error instanceof UsageError) throw error;
+        throw new UnreachableError(
+          `Cannot reach scimd at ${base} (set SCIMD_URL): ${(error as Error).message}`,
+        );
+      }
+      const text = await res.text();
+      const parsed = text ? (JSON.parse(text) as unknown) : undefined;
+      if (!res.ok) {
+        const message =
+          (parsed as { error?: { message?: string } } | undefined)?.error?.message ?? res.statusText;
+        throw new ApiError(res.status, `${res.status}: ${message}`);
+      }
+      return parsed;
+    },
+  };
+}
+
+/** Columns of a table, left-aligned, for people. */
+function table(rows: readonly Record<string, unknown>[], columns: readonly string[]): string {
+  if (rows.length === 0) return '(none)\n';
+  const cell = (v: unknown) =>
+    v === null || v === undefined ? '-' : Array.isArray(v) ? v.join(',') : String(v);
+  const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
+  const line = (values: string[]) =>
+    `${values
+      .map((v, i) => v.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd()}\n`;
+  return line(columns.map((c) => c)) + rows.map((r) => line(columns.map((c) => cell(r[c])))).join('');
+}
+
+function print(io: Io, json: boolean, value: unknown, human: () => string): void {
+  io.out(json ? `${JSON.stringify(value, null, 2)}\n` : human());
+}
+
+const ORG_COLUMNS = ['id', 'name', 'groupSync', 'deprovisioning', 'scimBaseUrl'];
+const TOKEN_COLUMNS = [
+  'id',
+  'name',
+  'scopes',
+  'prefix',
+  'expiresAt',
+  'revokedAt',
+  'lastUsedAt',
+  'replacedBy',
+];
+
+function details(value: Record<string, unknown>): string {
+  const width = Math.max(...Object.keys(value).map((k) => k.length));
+  return Object.entries(value)
+    .map(([k, v]) => `${k.padEnd(width)}  ${v === null ? '-' : Array.isArray(v) ? v.join(',') : String(v)}\n`)
+    .join('');
+}
+
+function booleanOption(name: string, value: string | boolean | undefined): boolean | undefined {
+  if (value === undefined || typeof value === 'boolean') return value;
+  if (value === 'true' || value === 'on') return true;
+  if (value === 'false' || value === 'off') return false;
+  throw new UsageError(`--${name} takes true or false`);
+}
+
+function orgBody(values: Values) {
+  const groupSync = booleanOption('group-sync', values['group-sync']);
+  return {
+    ...(values.name !== undefined ? { name: values.name } : {}),
+    ...(groupSync !== undefined ? { groupSync } : {}),
+    ...(values.deprovisioning !== undefined ? { deprovisioning: values.deprovisioning } : {}),
+  };
+}
+
+const secretNotice = (token: { token: string }) =>
+  `\nSecret (shown only now; scimd keeps its hash):\n\n  ${token.token}\n\nGive it to the IdP as the bearer token.\n`;
+
+const orgOptions: Options = {
+  name: { type: 'string' },
+  'group-sync': { type: 'string' },
+  deprovisioning: { type: 'string' },
+};
+
+const COMMANDS: Record<string, Command> = {
+  serve: {
+    usage: 'scimd serve',
+    summary: 'Start the SCIM server (same as npm start; configured by the environment)',
+    async run() {
+      await serveMain();
+    },
+  },
+  migrate: {
+    usage: 'scimd migrate',
+    summary: 'Apply pending database migrations and exit',
+    async run({ io, json }) {
+      let database: Database | undefined;
+      try {
+        const config = readConfig(io.env);
+        database = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: config.dataDir });
+        const applied = await migrateToLatest(database.db);
+        print(io, json, { applied }, () =>
+          applied.length ? `applied: ${applied.join(', ')}\n` : 'database is up to date\n',
+        );
+      } catch (error) {
+        throw new ApiError(1, (error as Error).message);
+      } finally {
+        await database?.close();
+      }
+    },
+  },
+  'org create': {
+    usage:
+      'scimd org create --name NAME [--group-sync true|false] [--deprovisioning deactivate|anonymize|delete]',
+    summary: 'Create an organization; prints its id and SCIM base URL',
+    options: orgOptions,
+    async run({ values, api, io, json }) {
+      if (!values.name) throw new UsageError('--name is required');
+      const org = (await api.call('POST', '/orgs', orgBody(values))) as Record<string, unknown>;
+      print(io, json, org, () => details(org));
+    },
+  },
+  'org list': {
+    usage: 'scimd org list',
+    summary: 'List organizations',
+    async run({ api, io, json }) {
+      const { orgs } = (await api.call('GET', '/orgs')) as { orgs: Record<string, unknown>[] };
+      print(io, json, { orgs }, () => table(orgs, ORG_COLUMNS));
+    },
+  },
+  'org show': {
+    usage: 'scimd org show ORG_ID',
+    summary: 'Show one organization',
+    positionals: ['ORG_ID'],
+    async run({ positionals, api, io, json }) {
+      const org = (await api.call('GET', `/orgs/${encodeURIComponent(positionals[0]!)}`)) as Record<
+        string,
+        unknown
+      >;
+      print(io, json, org, () => details(org));
+    },
+  },
+  'org update': {
+    usage: 'scimd org update ORG_ID [--name NAME] [--group-sync true|false] [--deprovisioning MODE]',
+    summary: 'Change the name, group synchronization or deprovisioning mode',
+    options: orgOptions,
+    positionals: ['ORG_ID'],
+    async run({ values, positionals, api, io, json }) {
+      const body = orgBody(values);
+      if (Object.keys(body).length === 0)
+        throw new UsageError('Give --name, --group-sync or --deprovisioning');
+      const org = (await api.call('PATCH', `/orgs/${encodeURIComponent(positionals[0]!)}`, body)) as Record<
+        string,
+        unknown
+      >;
+      print(io, json, org, () => details(org));
+    },
+  },
+  'org delete': {
+    usage: 'scimd org delete ORG_ID --yes',
+    summary: 'Delete an organization with all its users, groups, tokens and audit log',
+    options: { yes: { type: 'boolean' } },
+    positionals: ['ORG_ID'],
+    async run({ values, positionals, api, io, json }) {
+      if (!values.yes)
+        throw new UsageError('This deletes the organization and all its data; add --yes to confirm');
+      await api.call('DELETE', `/orgs/${encodeURIComponent(positionals[0]!)}`);
+      print(io, json, { deleted: positionals[0] }, () => `deleted ${positionals[0]}\n`);
+    },
+  },
+  'token create': {
+    usage: 'scimd token create ORG_ID [--name NAME] [--scopes users,groups] [--expires-at ISO-8601]',
+    summary: 'Issue a SCIM token; its secret is shown once',
+    options: { name: { type: 'string' }, scopes: { type: 'string' }, 'expires-at': { type: 'string' } },
+    positionals: ['ORG_ID'],
+    async run({ values, positionals, api, io, json }) {
+      const body = {
+        ...(values.name !== undefined ? { name: values.name } : {}),
+        ...(typeof values.scopes === 'string'
+          ? { scopes: values.scopes.split(',').map((s) => s.trim()) }
+          : {}),
+        ...(values['expires-at'] !== undefined ? { expiresAt: values['expires-at'] } : {}),
+      };
+      const token = (await api.call('POST', `/orgs/${encodeURIComponent(positionals[0]!)}/tokens`, body)) as {
+        token: string;
+      } & Record<string, unknown>;
+      print(io, json, token, () => {
+        const { token: _secret, ...shown } = token;
+        return details(shown) + secretNotice(token);
+      });
+    },
+  },
+  'token list': {
+    usage: 'scimd token list ORG_ID',
+    summary: "List an organization's tokens (never their secrets)",
+    positionals: ['ORG_ID'],
+    async run({ positionals, api, io, json }) {
+      const { tokens } = (await api.call('GET', `/orgs/${encodeURIComponent(positionals[0]!)}/tokens`)) as {
+        tokens: Record<string, unknown>[];
+      };
+      print(io, json, { tokens }, () => table(tokens, TOKEN_COLUMNS));
+    },
+  },
+  'token rotate': {
+    usage: 'scimd token rotate ORG_ID TOKEN_ID [--overlap SECONDS]',
+    summary: 'Issue the replacement of a token; the old one works until revoked, or for --overlap seconds',
+    options: { overlap: { type: 'string' } },
+    positionals: ['ORG_ID', 'TOKEN_ID'],
+    async run({ values, positionals, api, io, json }) {
+      let body = {};
+      if (values.overlap !== undefined) {
+        const seconds = Number(values.overlap);
+        if (!Number.isInteger(seconds) || seconds < 0)
+          throw new UsageError('--overlap takes a number of seconds');
+        body = { overlapSeconds: seconds };
+      }
+      const [org, id] = positionals.map(encodeURIComponent);
+      const token = (await api.call('POST', `/orgs/${org}/tokens/${id}/rotate`, body)) as {
+        token: string;
+      } & Record<string, unknown>;
+      print(io, json, token, () => {
+        const { token: _secret, ...shown } = token;
+        return (
+          details(shown) +
+          secretNotice(token) +
+          `Then, once the IdP has synchronized with it: scimd token revoke ${positionals[0]} ${positionals[1]}\n`
+        );
+      });
+    },
+  },
+  'token revoke': {
+    usage: 'scimd token revoke ORG_ID TOKEN_ID [--force]',
+    summary: 'Revoke a token (refused while its replacement has not yet succeeded, unless --force)',
+    options: { force: { type: 'boolean' } },
+    positionals: ['ORG_ID', 'TOKEN_ID'],
+    async run({ values, positionals, api, io, json }) {
+      const [org, id] = positionals.map(encodeURIComponent);
+      const token = (await api.call('POST', `/orgs/${org}/tokens/${id}/revoke`, {
+        ...(values.force ? { force: true } : {}),
+      })) as Record<string, unknown>;
+      print(io, json, token, () => details(token));
+    },
+  },
+  events: {
+    usage: 'scimd events ORG_ID [--limit N] [--cursor C] [--resource-id ID] [--since ISO] [--until ISO]',
+    summary: "Read an organization's audit log, newest first",
+    options: {
+      limit: { type: 'string' },
+      cursor: { type: 'string' },
+      'resource-id': { type: 'string' },
+      since: { type: 'string' },
+      until: { type: 'string' },
+    },
+    positionals: ['ORG_ID'],
+    async run({ values, positionals, api, io, json }) {
+      const query = new URLSearchParams();
+      for (const [flag, param] of [
+        ['limit', 'limit'],
+        ['cursor', 'cursor'],
+        ['resource-id', 'resourceId'],
+        ['since', 'since'],
+        ['until', 'until'],
+      ] as const) {
+        const value = values[flag];
+        if (typeof value === 'string') query.set(param, value);
+      }
+      const path = `/orgs/${encodeURIComponent(positionals[0]!)}/events${query.size ? `?${query}` : ''}`;
+      const result = (await api.call('GET', path)) as {
+        events: Record<string, unknown>[];
+        nextCursor: string | null;
+      };
+      print(io, json, result, () => {
+        const rows = table(result.events, ['at', 'actor', 'action', 'resourceType', 'resourceId', 'status']);
+        return (
+          rows +
+          (result.nextCursor ? `\nmore: scimd events ${positionals[0]} --cursor ${result.nextCursor}\n` : '')
+        );
+      });
+    },
+  },
+};
+
+function overview(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((k) => k.length));
+  return `Usage: scimd <command> [options]
 
 Commands:
-  serve      Start the SCIM server (same as npm start)
-  migrate    Apply pending database migrations and exit
+${Object.entries(COMMANDS)
+  .map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`)
+  .join('\n')}
 
-Options:
-  --json     Print machine-readable JSON
-  -h, --help Show help
-
-Environment: PORT, HOST, DATABASE_URL (Postgres; otherwise embedded PGlite in DATA_DIR),
-DATA_DIR (default ./data), PUBLIC_URL, SCIMD_ADMIN_TOKEN, LOG_LEVEL.
+Every command takes --json (machine-readable output) and --help.
+Server: PORT, HOST, DATABASE_URL (Postgres; otherwise embedded PGlite in DATA_DIR), DATA_DIR (./data),
+PUBLIC_URL, SCIMD_ADMIN_TOKEN, LOG_LEVEL.
+Client: SCIMD_URL (default http://localhost:8080), SCIMD_ADMIN_TOKEN or $DATA_DIR/admin-token.
 `;
+}
 
-export async function main(argv: string[]): Promise<number> {
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(argv);
-  } catch (error) {
-    process.stderr.write(`scimd: ${(error as Error).message}\n\n${HELP}`);
+function commandHelp(command: Command): string {
+  return `${command.summary}.\n\nUsage: ${command.usage} [--json]\n`;
+}
+
+export async function main(argv: string[], io: Io = defaultIo): Promise<number> {
+  const words: string[] = [];
+  for (const arg of argv) {
+    if (arg.startsWith('-')) break;
+    words.push(arg);
+  }
+  const name = [words.slice(0, 2).join(' '), words[0] ?? ''].find((n) => n && COMMANDS[n]);
+  const wantsHelp = argv.includes('--help') || argv.includes('-h');
+  if (!name) {
+    if (words.length === 0) {
+      io[wantsHelp ? 'out' : 'err'](overview());
+      return wantsHelp ? 0 : 2;
+    }
+    io.err(`scimd: unknown command "${words.join(' ')}"\n\n${overview()}`);
     return 2;
   }
-  const [command] = parsed.positionals;
-  if (parsed.values.help || !command) {
-    process.stdout.write(HELP);
-    return command || parsed.values.help ? 0 : 2;
+  const command = COMMANDS[name]!;
+  if (wantsHelp) {
+    io.out(commandHelp(command));
+    return 0;
   }
-  switch (command) {
-    case 'serve':
-      await serveMain();
-      return 0;
-    case 'migrate':
-      return migrate(parsed.values.json ?? false);
-    default:
-      process.stderr.write(`scimd: unknown command "${command}"\n\n${HELP}`);
-      return 2;
-  }
-}
-
-function parse(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-  });
-}
-
-async function migrate(json: boolean): Promise<number> {
-  let database: Database | undefined;
+  const rest = argv.slice(name.split(' ').length);
   try {
-    const config = readConfig();
-    database = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: config.dataDir });
-    const applied = await migrateToLatest(database.db);
-    if (json) process.stdout.write(`${JSON.stringify({ applied })}\n`);
-    else
-      process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'database is up to date\n');
+    const parsed = parseArgs({
+      args: rest,
+      allowPositionals: true,
+      strict: true,
+      options: { ...command.options, json: { type: 'boolean' } },
+    });
+    const expected = command.positionals ?? [];
+    if (parsed.positionals.length !== expected.length) {
+      throw new UsageError(`expected ${expected.length ? expected.join(' ') : 'no arguments'}`);
+    }
+    await command.run({
+      values: parsed.values as Values,
+      positionals: parsed.positionals,
+      api: apiClient(io.env),
+      io,
+      json: parsed.values.json === true,
+    });
     return 0;
   } catch (error) {
-    process.stderr.write(`scimd migrate: ${(error as Error).message}\n`);
-    return 1;
-  } finally {
-    await database?.close();
+    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      io.err(`scimd ${name}: ${(error as Error).message}\n\nUsage: ${command.usage} [--json]\n`);
+      return 2;
+    }
+    if (error instanceof UnreachableError) {
+      io.err(`scimd ${name}: ${error.message}\n`);
+      return 3;
+    }
+    if (error instanceof ApiError) {
+      io.err(`scimd ${name}: ${error.message}\n`);
+      return 1;
+    }
+    throw error;
   }
 }

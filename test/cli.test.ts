@@ -1,0 +1,183 @@
+// The scimd command line against a running server: every admin command, tables and --json, errors
+// and exit codes.
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../src/app.js';
+import { main } from '../src/cli.js';
+import type { Database } from '../src/db/database.js';
+import { createTestDatabase } from './helpers/database.js';
+
+const ADMIN = 'cli-admin-token-0123456789';
+let database: Database;
+let server: Server;
+let url: string;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  const app = createApp({
+    db: database.db,
+    ping: database.ping,
+    publicUrl: 'https://scim.example',
+    adminToken: ADMIN,
+    logger: pino({ level: 'silent' }),
+  });
+  server = app.listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  await new Promise((r) => server?.close(r));
+  await database?.close();
+});
+
+async function run(argv: string[], env: Record<string, string> = {}) {
+  let out = '';
+  let err = '';
+  const code = await main(argv, {
+    out: (t) => {
+      out += t;
+    },
+    err: (t) => {
+      err += t;
+    },
+    env: { SCIMD_URL: url, SCIMD_ADMIN_TOKEN: ADMIN, ...env },
+  });
+  return { code, out, err };
+}
+
+async function json(argv: string[]) {
+  const result = await run([...argv, '--json']);
+  expect(result.code, result.err).toBe(0);
+  return JSON.parse(result.out);
+}
+
+describe('scimd CLI', () => {
+  it('creates, lists, shows, updates and deletes an organization', async () => {
+    const created = await run([
+      'org',
+      'create',
+      '--name',
+      'Acme CLI',
+      '--group-sync',
+      'true',
+      '--deprovisioning',
+      'anonymize',
+    ]);
+    expect(created.code).toBe(0);
+    expect(created.out).toMatch(/^id +[0-9a-f-]{36}$/m);
+    expect(created.out).toMatch(/^scimBaseUrl +https:\/\/scim\.example\/scim\/v2\/[0-9a-f-]{36}$/m);
+    const id = /^id +(\S+)$/m.exec(created.out)![1]!;
+
+    const list = await run(['org', 'list']);
+    expect(list.out.split('\n')[0]).toMatch(/^id +name +groupSync +deprovisioning +scimBaseUrl$/);
+    expect(list.out).toContain('Acme CLI');
+    expect((await json(['org', 'list'])).orgs.map((o: { id: string }) => o.id)).toContain(id);
+
+    expect(await json(['org', 'show', id])).toMatchObject({
+      id,
+      name: 'Acme CLI',
+      groupSync: true,
+      deprovisioning: 'anonymize',
+    });
+    expect(await json(['org', 'update', id, '--group-sync', 'false', '--name', 'Acme 2'])).toMatchObject({
+      name: 'Acme 2',
+      groupSync: false,
+    });
+
+    const refused = await run(['org', 'delete', id]);
+    expect(refused.code).toBe(2);
+    expect(refused.err).toMatch(/--yes/);
+    expect((await run(['org', 'delete', id, '--yes'])).code).toBe(0);
+    const gone = await run(['org', 'show', id]);
+    expect(gone.code).toBe(1);
+    expect(gone.err).toMatch(/404/);
+  });
+
+  it('issues, lists, rotates and revokes tokens, and reads the audit log', async () => {
+    const org = await json(['org', 'create', '--name', 'Tokens CLI']);
+    const created = await run(['token', 'create', org.id, '--name', 'okta', '--scopes', 'users']);
+    expect(created.code).toBe(0);
+    const secret = /^ {2}(scimd_\S+)$/m.exec(created.out)![1]!;
+    expect(created.out).toMatch(/shown only now/);
+    const token = await json(['token', 'list', org.id]);
+    expect(token.tokens).toHaveLength(1);
+    expect(JSON.stringify(token)).not.toContain(secret);
+    const tokenId = token.tokens[0].id;
+    const table = await run(['token', 'list', org.id]);
+    expect(table.out).toContain('okta');
+    expect(table.out).not.toContain(secret);
+
+    const rotated = await json(['token', 'rotate', org.id, tokenId, '--overlap', '3600']);
+    expect(rotated).toMatchObject({
+      replaces: tokenId,
+      scopes: ['users'],
+      token: expect.stringMatching(/^scimd_/),
+    });
+
+    // The guard: the replacement has not served a request yet.
+    const guarded = await run(['token', 'revoke', org.id, tokenId]);
+    expect(guarded.code).toBe(1);
+    expect(guarded.err).toMatch(/409.*has not served a successful request/);
+    const res = await fetch(`${url}/scim/v2/${org.id}/Users`, {
+      headers: { Authorization: `Bearer ${rotated.token}` },
+    });
+    expect(res.status).toBe(200);
+    const revoked = await json(['token', 'revoke', org.id, tokenId]);
+    expect(revoked.revokedAt).toEqual(expect.any(String));
+
+    const events = await json(['events', org.id, '--limit', '2']);
+    expect(events.events.map((e: { action: string }) => e.action)).toEqual(['token.revoke', 'token.revoke']);
+    expect(events.events.map((e: { status: number }) => e.status)).toEqual([200, 409]);
+    expect(events.nextCursor).toEqual(expect.any(String));
+    const human = await run(['events', org.id, '--limit', '2']);
+    expect(human.out).toMatch(/^at +actor +action +resourceType +resourceId +status$/m);
+    expect(human.out).toContain(`--cursor ${events.nextCursor}`);
+    const older = await json(['events', org.id, '--cursor', events.nextCursor]);
+    expect(older.events.map((e: { action: string }) => e.action)).toEqual([
+      'token.rotate',
+      'token.create',
+      'org.create',
+    ]);
+  });
+
+  it('answers usage errors with 2, refusals with 1, an unreachable server with 3', async () => {
+    expect((await run([])).code).toBe(2);
+    const help = await run(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.out).toMatch(/token rotate/);
+    const sub = await run(['token', 'rotate', '--help']);
+    expect(sub.code).toBe(0);
+    expect(sub.out).toMatch(/Usage: scimd token rotate ORG_ID TOKEN_ID/);
+    expect((await run(['frobnicate'])).code).toBe(2);
+    expect((await run(['org', 'create'])).err).toMatch(/--name is required/);
+    expect((await run(['org', 'create', '--name', 'x', '--bogus'])).code).toBe(2);
+    expect((await run(['org', 'show'])).code).toBe(2);
+    expect((await run(['token', 'rotate', 'a', 'b', '--overlap', 'soon'])).code).toBe(2);
+    const bad = await run(['org', 'create', '--name', 'x', '--deprovisioning', 'wipe']);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toMatch(/400.*deprovisioning/);
+    const wrongToken = await run(['org', 'list'], { SCIMD_ADMIN_TOKEN: 'bad-token-9f8e7d' });
+    expect(wrongToken.code).toBe(1);
+    expect(wrongToken.err).toMatch(/401/);
+    expect(wrongToken.err).not.toContain('bad-token-9f8e7d');
+    const down = await run(['org', 'list'], { SCIMD_URL: 'http://127.0.0.1:9' });
+    expect(down.code).toBe(3);
+    expect(down.err).toMatch(/Cannot reach scimd at http:\/\/127\.0\.0\.1:9/);
+  });
+
+  it('reads the admin token from $DATA_DIR/admin-token when the variable is unset', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'scimd-cli-'));
+    writeFileSync(join(dir, 'admin-token'), `${ADMIN}\n`);
+    const result = await run(['org', 'list', '--json'], { SCIMD_ADMIN_TOKEN: '', DATA_DIR: dir });
+    expect(result.code, result.err).toBe(0);
+    const missing = await run(['org', 'list'], { SCIMD_ADMIN_TOKEN: '', DATA_DIR: join(dir, 'nowhere') });
+    expect(missing.code).toBe(2);
+    expect(missing.err).toMatch(/No admin token/);
+  });
+});
