@@ -79,21 +79,24 @@ export function scimApi(deps: ScimApiDeps): Middleware {
     }
     if (!token) return;
     // After the answer is settled, outside the request's transaction: a failed write is recorded too.
-    const succeeded = ctx.status < 400;
-    const audited = auditedWrite(ctx.method, match[2] ?? '', succeeded ? ctx.body : undefined);
-    await Promise.all([
-      recordTokenUse(deps.db, token, succeeded, new Date()),
-      audited &&
-        recordAudit(deps.db, {
-          orgId: token.org.id,
-          actor: `token:${token.tokenId}`,
-          ...audited,
-          status: ctx.status,
-          requestId: ctx.state.requestId,
-        }),
-    ]).catch((err) =>
-      deps.logger.warn({ err, requestId: ctx.state.requestId }, 'could not record token use or audit'),
-    );
+    // Nothing here may change the answer.
+    try {
+      const succeeded = ctx.status < 400;
+      const audited = auditedWrite(ctx.method, match[2] ?? '', succeeded ? ctx.body : undefined);
+      await Promise.all([
+        recordTokenUse(deps.db, token, succeeded, new Date()),
+        audited &&
+          recordAudit(deps.db, {
+            orgId: token.org.id,
+            actor: `token:${token.tokenId}`,
+            ...audited,
+            status: ctx.status,
+            requestId: ctx.state.requestId,
+          }),
+      ]);
+    } catch (err) {
+      deps.logger.warn({ err, requestId: ctx.state.requestId }, 'could not record token use or audit');
+    }
   };
 }
 
@@ -121,7 +124,7 @@ function auditedWrite(method: string, rest: string, body: unknown) {
   const type = match[1]!.toLowerCase() === 'users' ? 'User' : 'Group';
   const created = typeof body === 'object' && body !== null ? (body as { id?: unknown }).id : undefined;
   const resourceId = match[2]
-    ? decodeURIComponent(match[2])
+    ? (safeDecode(match[2]) ?? match[2])
     : typeof created === 'string'
       ? created
       : undefined;

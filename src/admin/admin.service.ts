@@ -243,6 +243,11 @@ const eventsQuery = z.object({
   cursor: z
     .string()
     .regex(/^\d{1,19}$/, 'is not a cursor from this API')
+    // Event ids are Postgres bigints: a larger number cannot be one.
+    .refine(
+      (c) => !/^\d+$/.test(c) || BigInt(c) <= 9_223_372_036_854_775_807n,
+      'is not a cursor from this API',
+    )
     .optional(),
   resourceId: z.string().min(1).max(200).optional(),
   since: z.iso.datetime({ offset: true }).optional(),
