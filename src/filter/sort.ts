@@ -68,12 +68,15 @@ export function resolveSort(type: ResourceTypeDef, sortBy?: string, sortOrder?: 
 export interface SortKey {
   readonly expr: RawBuilder<unknown>;
   readonly type: SqlType;
+  /** Never null (the creation time): the keyset is then a row comparison an index range can serve. */
+  readonly notNull?: boolean;
 }
 
 /** The expression rows are ordered by (before the id), as the storage holds it. */
 export function compileSortKey(sort: SortSpec, storage: StorageMapping, createdColumn: string): SortKey {
   const target = sort.target;
-  if (!target) return { expr: sql.ref(`${storage.table}.${createdColumn}`), type: 'timestamptz' };
+  if (!target)
+    return { expr: sql.ref(`${storage.table}.${createdColumn}`), type: 'timestamptz', notNull: true };
   if (target.kind === 'primaryElement') {
     if (!target.extension && storage.relations[target.attribute.name]) {
       throw new InvalidValueError(`sortBy: ${target.attribute.name} cannot be sorted on`);
@@ -120,6 +123,9 @@ export function keysetAfter(
 ): RawBuilder<SqlBool> {
   const beyond = sql.raw(descending ? '<' : '>');
   const id = sql`${last.id}::uuid`;
+  if (key.notNull && last.value !== null) {
+    return sql<SqlBool>`(${key.expr}, ${idColumn}) ${beyond} (${typed(last.value, key.type)}, ${id})`;
+  }
   if (last.value === null) {
     // Nulls come last ascending: after a null only nulls with a later id. Descending, nulls come
     // first: after a null come later-id nulls and then every non-null.

@@ -6,7 +6,7 @@ import { expect, it } from 'vitest';
 import { useLiveServer } from '../live-server.js';
 import { runCollection } from './run.js';
 
-export const EXPECTED_DEVIATIONS: Readonly<Record<string, string>> = {
+const EXPECTED_DEVIATIONS: Readonly<Record<string, string>> = {
   'Get ServiceProviderConfig :: Status code is 200':
     'The collection asks /serviceConfiguration; RFC 7644 §4 names the endpoint /ServiceProviderConfig (an upstream fix was never merged).',
   'Get ServiceProviderConfig :: Pach supported is true':

@@ -1,0 +1,372 @@
+// npm run bench: scimd as a child process on BENCH_DATABASE_URL (Postgres) or embedded PGlite, an
+// organization seeded in SQL, load from autocannon over loopback, one table of figures (and
+// bench/results/latest.json). It prints; it asserts nothing.
+//
+// BENCH_USERS (100000), BENCH_DURATION seconds per scenario (8), BENCH_CONNECTIONS (10).
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { openDatabase } from '../src/db/database.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import { type Seeded, seed } from './seed.js';
+
+const USERS = Number(process.env.BENCH_USERS ?? 100_000);
+const DURATION = Number(process.env.BENCH_DURATION ?? 8);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const SPARE = 20_000;
+const ADMIN_TOKEN = `bench-${randomBytes(8).toString('hex')}`;
+const pgUrl = process.env.BENCH_DATABASE_URL;
+
+interface Row {
+  scenario: string;
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  peakRssMb: number;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const port = (server.address() as { port: number }).port;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function rssMb(pid: number): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+  } catch {
+    return 0;
+  }
+}
+
+async function waitReady(origin: string): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    try {
+      if ((await fetch(`${origin}/readyz`)).ok) return;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`server at ${origin} never became ready`);
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+async function start(
+  command: string[],
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; origin: string }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, command, {
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const origin = `http://127.0.0.1:${port}`;
+  await waitReady(origin);
+  return { child, origin };
+}
+
+type Setup = (request: {
+  path: string;
+  method?: string;
+  body?: string;
+  headers?: Record<string, string>;
+}) => unknown;
+
+async function load(
+  name: string,
+  origin: string,
+  pid: number,
+  token: string,
+  setupRequest: Setup,
+  options: { connections?: number } = {},
+): Promise<Row> {
+  let peak = rssMb(pid);
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, rssMb(pid));
+  }, 100);
+  const result = await autocannon({
+    url: origin,
+    connections: options.connections ?? CONNECTIONS,
+    duration: DURATION,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/scim+json' },
+    requests: [{ setupRequest: setupRequest as never }],
+  });
+  clearInterval(sampler);
+  const row: Row = {
+    scenario: name,
+    requestsPerSecond: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts + result.non2xx,
+    peakRssMb: Math.round(peak),
+  };
+  console.log(
+    `${name.padEnd(52)} ${String(row.requestsPerSecond).padStart(7)} req/s  p50 ${row.p50} ms  p99 ${row.p99} ms  errors ${row.errors}  rss ${row.peakRssMb} MB`,
+  );
+  return row;
+}
+
+const pick = <T>(items: readonly T[]) => items[Math.floor(Math.random() * items.length)]!;
+const patchBody = (Operations: unknown[]) =>
+  JSON.stringify({ schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations });
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  let databaseUrl: string | undefined;
+  let dataDir: string | undefined;
+  let dropDatabase = async () => {};
+  if (pgUrl) {
+    const name = `scimd_bench_${randomBytes(4).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: pgUrl });
+    await admin.connect();
+    await admin.query(`create database ${name}`);
+    await admin.end();
+    const url = new URL(pgUrl);
+    url.pathname = `/${name}`;
+    databaseUrl = url.toString();
+    dropDatabase = async () => {
+      const c = new pg.Client({ connectionString: pgUrl });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    };
+  } else {
+    dataDir = mkdtempSync(join(tmpdir(), 'scimd-bench-'));
+  }
+  try {
+    const database = await openDatabase({ databaseUrl, pgliteDir: dataDir });
+    await migrateToLatest(database.db);
+    const seeded: Seeded = await seed(database.db, USERS, SPARE);
+    await database.close();
+    console.log(
+      `seeded ${USERS} users (+${SPARE} spare) and a ${USERS}-member group on ${pgUrl ? 'Postgres' : 'PGlite'} in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
+    const env = {
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: dataDir!, DATABASE_URL: '' }),
+      SCIMD_ADMIN_TOKEN: ADMIN_TOKEN,
+      LOG_LEVEL: 'info',
+      BENCH_ORG_ID: seeded.orgId,
+    };
+    const rows = await runScenarios(seeded, env);
+    printAndSave(rows, performance.now() - started);
+  } finally {
+    await dropDatabase();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function runScenarios(seeded: Seeded, env: Record<string, string>): Promise<Row[]> {
+  const rows: Row[] = [];
+  const { child, origin } = await start(['dist/src/index.js'], env);
+  const pid = child.pid!;
+  const base = `/scim/v2/${seeded.orgId}`;
+  const token = seeded.token;
+  try {
+    const lookup = (req: { path: string }) => {
+      req.path = `${base}/Users?filter=${encodeURIComponent(`userName eq "${pick(seeded.users).userName}"`)}`;
+      return req;
+    };
+    rows.push(await load('GET /Users?filter=userName eq (random user)', origin, pid, token, lookup));
+
+    let created = 0;
+    const runId = randomBytes(3).toString('hex');
+    rows.push(
+      await load('POST /Users', origin, pid, token, (req) => {
+        Object.assign(req, {
+          method: 'POST',
+          path: `${base}/Users`,
+          body: JSON.stringify({
+            schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+            userName: `new-${runId}-${created++}@corp.example`,
+            name: { givenName: 'New', familyName: 'User' },
+            emails: [{ type: 'work', value: `new-${created}@corp.example`, primary: true }],
+            active: true,
+          }),
+        });
+        return req;
+      }),
+    );
+
+    let flip = false;
+    rows.push(
+      await load('PATCH /Users/{id} (active toggle)', origin, pid, token, (req) => {
+        flip = !flip;
+        Object.assign(req, {
+          method: 'PATCH',
+          path: `${base}/Users/${pick(seeded.users).id}`,
+          body: patchBody([{ op: 'replace', path: 'active', value: flip }]),
+        });
+        return req;
+      }),
+    );
+
+    rows.push(
+      await load('PUT /Users/{id}', origin, pid, token, (req) => {
+        const user = pick(seeded.users);
+        Object.assign(req, {
+          method: 'PUT',
+          path: `${base}/Users/${user.id}`,
+          body: JSON.stringify({
+            schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+            userName: user.userName,
+            name: { givenName: 'Put', familyName: 'User' },
+            emails: [{ type: 'work', value: user.userName, primary: true }],
+            title: `Title ${Math.random()}`,
+            active: true,
+          }),
+        });
+        return req;
+      }),
+    );
+
+    const page = (query: string) => (req: { path: string }) => {
+      req.path = `${base}/Users?${query}`;
+      return req;
+    };
+    rows.push(await load('GET /Users page of 100, first page', origin, pid, token, page('count=100')));
+    const deep = Math.max(1, USERS - 9_999);
+    rows.push(
+      await load(
+        `GET /Users page of 100, startIndex ${deep}`,
+        origin,
+        pid,
+        token,
+        page(`count=100&startIndex=${deep}`),
+      ),
+    );
+
+    // Walk to the same depth by cursor once (a cursor is tied to its count), then load that page.
+    let cursor = '';
+    for (let seen = 0; seen < deep - 1; seen += 100) {
+      const res = await fetch(`${origin}${base}/Users?count=100&attributes=id&cursor=${cursor}`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      cursor = ((await res.json()) as { nextCursor: string }).nextCursor;
+    }
+    rows.push(
+      await load(
+        'GET /Users page of 100, first page by cursor',
+        origin,
+        pid,
+        token,
+        page('count=100&cursor'),
+      ),
+    );
+    rows.push(
+      await load(
+        `GET /Users page of 100, after ${deep - 1} rows by cursor`,
+        origin,
+        pid,
+        token,
+        page(`count=100&cursor=${cursor}`),
+      ),
+    );
+
+    let spareIndex = 0;
+    const addMember = (group: string) => (req: { path: string }) => {
+      const user = seeded.spare[spareIndex++ % seeded.spare.length]!;
+      Object.assign(req, {
+        method: 'PATCH',
+        path: `${base}/Groups/${group}`,
+        body: patchBody([{ op: 'add', path: 'members', value: [{ value: user.id }] }]),
+      });
+      return req;
+    };
+    rows.push(
+      await load('PATCH add 1 member, 10-member group', origin, pid, token, addMember(seeded.smallGroup)),
+    );
+    rows.push(
+      await load(`PATCH add 1 member, ${USERS}-member group`, origin, pid, token, addMember(seeded.bigGroup)),
+    );
+    rows.push(
+      await load(`GET ${USERS}-member group, excludedAttributes=members`, origin, pid, token, (req) => {
+        req.path = `${base}/Groups/${seeded.bigGroup}?excludedAttributes=members`;
+        return req;
+      }),
+    );
+    rows.push(
+      await load('GET empty group, excludedAttributes=members', origin, pid, token, (req) => {
+        req.path = `${base}/Groups/${seeded.emptyGroup}?excludedAttributes=members`;
+        return req;
+      }),
+    );
+  } finally {
+    await stop(child);
+  }
+
+  // The baseline, on the same data, after scimd has stopped (PGlite serves one process).
+  const baseline = await start(['--import', 'tsx', 'bench/baseline-server.ts'], env);
+  try {
+    rows.push(
+      await load(
+        'baseline: bare Koa + pg, the same userName lookup',
+        baseline.origin,
+        baseline.child.pid!,
+        token,
+        (req) => {
+          req.path = `/lookup?userName=${encodeURIComponent(pick(seeded.users).userName)}`;
+          return req;
+        },
+      ),
+    );
+  } finally {
+    await stop(baseline.child);
+  }
+  return rows;
+}
+
+function printAndSave(rows: Row[], elapsedMs: number): void {
+  const get = (prefix: string) => rows.find((r) => r.scenario.startsWith(prefix))!;
+  const lookup = get('GET /Users?filter');
+  const baseline = get('baseline');
+  const ratios = {
+    lookupVsBaseline: lookup.requestsPerSecond / baseline.requestsPerSecond,
+    createVsLookup: get('POST /Users').requestsPerSecond / lookup.requestsPerSecond,
+    deepCursorVsFirstPageP50:
+      get('GET /Users page of 100, after').p50 / get('GET /Users page of 100, first page by cursor').p50,
+    deepIndexVsFirstPageP50:
+      get('GET /Users page of 100, startIndex').p50 / get('GET /Users page of 100, first page').p50,
+    bigVsSmallGroupPatchP50: get(`PATCH add 1 member, ${USERS}`).p50 / get('PATCH add 1 member, 10').p50,
+    bigVsEmptyGroupGetP50: get(`GET ${USERS}-member group`).p50 / get('GET empty group').p50,
+  };
+  const machine = `${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, node ${process.version}, ${pgUrl ? 'Postgres' : 'PGlite'}`;
+  console.log(`\n${machine}; ${USERS} users; ${CONNECTIONS} connections, ${DURATION} s per scenario\n`);
+  console.log(`| scenario | req/s | p50 ms | p99 ms | errors | peak RSS MB |\n|---|---|---|---|---|---|`);
+  for (const r of rows)
+    console.log(
+      `| ${r.scenario} | ${r.requestsPerSecond} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.peakRssMb} |`,
+    );
+  console.log(`
+ratios:
+  filter lookup / baseline (req/s)          ${ratios.lookupVsBaseline.toFixed(2)}   target >= 0.75
+  POST /Users / filter lookup (req/s)        ${ratios.createVsLookup.toFixed(2)}   target >= 0.5
+  deep page by cursor / first page (p50)     ${ratios.deepCursorVsFirstPageP50.toFixed(2)}   target <= 1.5
+  deep page by startIndex / first page (p50) ${ratios.deepIndexVsFirstPageP50.toFixed(2)}   (reported)
+  1-member PATCH big / small group (p50)     ${ratios.bigVsSmallGroupPatchP50.toFixed(2)}   target < 2
+  lean GET big / empty group (p50)           ${ratios.bigVsEmptyGroupGetP50.toFixed(2)}   target < 2
+  errors                                     ${rows.reduce((n, r) => n + r.errors, 0)}   target 0
+  peak server RSS (MB)                       ${Math.max(...rows.slice(0, -1).map((r) => r.peakRssMb))}   target < 250 on Postgres
+total time ${(elapsedMs / 1000).toFixed(0)} s`);
+  mkdirSync('bench/results', { recursive: true });
+  writeFileSync(
+    'bench/results/latest.json',
+    `${JSON.stringify({ at: new Date().toISOString(), machine, users: USERS, connections: CONNECTIONS, durationSeconds: DURATION, rows, ratios }, null, 2)}\n`,
+  );
+}
+
+await main();

@@ -1,0 +1,85 @@
+// Seeds a benchmark organization straight into the database: users with realistic attributes,
+// spare users for writes, a 100,000-member group, a 10-member group and an empty one.
+import { randomUUID } from 'node:crypto';
+import { type Kysely, sql } from 'kysely';
+import { createOrg, createToken } from '../src/admin/admin.service.js';
+import type { DB } from '../src/db/tables.js';
+
+export interface Seeded {
+  orgId: string;
+  token: string;
+  /** userName and id of every seeded user, in creation order. */
+  users: { id: string; userName: string }[];
+  /** Users in no group, for writes that add members. */
+  spare: { id: string; userName: string }[];
+  bigGroup: string;
+  smallGroup: string;
+  emptyGroup: string;
+}
+
+export async function seed(db: Kysely<DB>, size: number, spare: number): Promise<Seeded> {
+  const org = await createOrg(db, { name: 'bench', groupSync: true });
+  const { secret } = await createToken(db, org.id, { name: 'bench' });
+  await sql`
+    insert into users (org_id, id, user_name, external_id, display_name, active, data, created_at, updated_at)
+    select ${org.id}::uuid, gen_random_uuid(), u.user_name, '00u' || lpad(i::text, 9, '0'), u.display_name, true,
+      jsonb_build_object(
+        'userName', u.user_name,
+        'externalId', '00u' || lpad(i::text, 9, '0'),
+        'name', jsonb_build_object('givenName', 'Given' || i, 'familyName', 'Family' || i, 'formatted', u.display_name),
+        'displayName', u.display_name,
+        'title', 'Engineer ' || (i % 7),
+        'active', true,
+        'emails', jsonb_build_array(jsonb_build_object('type', 'work', 'value', u.user_name, 'primary', true)),
+        'phoneNumbers', jsonb_build_array(jsonb_build_object('type', 'work', 'value', '+1 555 ' || lpad(i::text, 7, '0'))),
+        'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User',
+          jsonb_build_object('department', 'Dept ' || (i % 40), 'employeeNumber', i::text)),
+      -- Distinct creation times, one millisecond apart, in seeding order.
+      timestamptz '2026-01-01' + (i || ' milliseconds')::interval, now()
+    from generate_series(1, ${size + spare}) as i,
+      lateral (select 'user' || i || '@corp.example' as user_name, 'Given' || i || ' Family' || i as display_name) as u
+  `.execute(db);
+  const rows = await db
+    .selectFrom('users')
+    .select(['id', 'user_name'])
+    .where('org_id', '=', org.id)
+    .orderBy('created_at')
+    .execute();
+  const all = rows.map((r) => ({ id: r.id, userName: r.user_name }));
+  const group = async (name: string) => {
+    const id = randomUUID();
+    const now = new Date();
+    await db
+      .insertInto('groups')
+      .values({
+        org_id: org.id,
+        id,
+        display_name: name,
+        external_id: null,
+        data: JSON.stringify({ displayName: name }),
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+    return id;
+  };
+  const bigGroup = await group('Everyone');
+  const smallGroup = await group('Ten');
+  const emptyGroup = await group('Nobody');
+  await sql`insert into group_members (org_id, group_id, user_id, created_at)
+            select org_id, ${bigGroup}::uuid, id, now() from users
+            where org_id = ${org.id}::uuid order by created_at limit ${size}`.execute(db);
+  await sql`insert into group_members (org_id, group_id, user_id, created_at)
+            select org_id, ${smallGroup}::uuid, id, now() from users
+            where org_id = ${org.id}::uuid order by created_at limit 10`.execute(db);
+  await sql`analyze`.execute(db);
+  return {
+    orgId: org.id,
+    token: secret,
+    users: all.slice(0, size),
+    spare: all.slice(size),
+    bigGroup,
+    smallGroup,
+    emptyGroup,
+  };
+}
