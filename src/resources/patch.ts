@@ -71,15 +71,8 @@ function resolvePath(type: ResourceTypeDef, text: string): Target {
   }
   const parsed = parsePatchPath(text);
   const attrText = text.includes('[') ? text.slice(0, text.indexOf('[')) : text;
-  // Entra's older tutorial PATCHes a bare `manager`: an extension attribute named without its URN
-  // is found in the one extension that has it.
-  const resolved =
-    resolveAttributePath(type, attrText) ??
-    (attrText.toLowerCase().startsWith('urn:')
-      ? undefined
-      : type.schemaExtensions
-          .map((e) => resolveAttributePath(type, `${e.schema}:${attrText}`))
-          .find((r) => r !== undefined));
+  // A bare `manager` (Entra's older tutorial) resolves through the registry like any path.
+  const resolved = resolveAttributePath(type, attrText);
   if (resolved?.kind !== 'attribute')
     throw new InvalidPathError(`${text} names no attribute of ${type.name}`);
   const extension = resolved.schema && resolved.schema.id !== type.schema ? resolved.schema.id : undefined;

@@ -120,6 +120,12 @@ export function resolveAttributePath(type: ResourceTypeDef, path: string): Resol
   }
   const [name, subName, ...tooDeep] = rest.split('.');
   if (!name || tooDeep.length > 0) return undefined;
+  if (!schema && !findAttribute(topLevelAttributes(type), name)) {
+    // An extension attribute named without its URN (Entra sends a bare `manager`) resolves when
+    // exactly one extension of the type has it.
+    const owners = extensionSchemasOf(type).filter((s) => findAttribute(s.attributes, name));
+    if (owners.length === 1) return resolveAttributePath(type, `${owners[0]!.id}:${path}`);
+  }
   const isCore = !schema || schema.id === type.schema;
   const attributes = isCore ? topLevelAttributes(type) : schema!.attributes;
   const attr = findAttribute(attributes, name);

@@ -65,6 +65,12 @@ describe('compileFilter (users)', () => {
       `lower((("users"."data"->'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User')->>'department')) = lower($1)`,
       ['Sales'],
     ],
+    // Entra's legacy reference check names the enterprise manager without its URN.
+    [
+      'manager eq "m-1"',
+      `lower(((("users"."data"->'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User')->'manager')->>'value')) = lower($1)`,
+      ['m-1'],
+    ],
     ['meta.resourceType eq "User"', 'true', []],
     // resourceType is caseExact (RFC 7643 §3.1).
     ['meta.resourceType eq "user"', 'false', []],

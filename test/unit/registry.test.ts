@@ -17,6 +17,9 @@ describe('resolveAttributePath', () => {
     [`${ENTERPRISE}:manager.value`, ENTERPRISE, 'manager', 'value'],
     ['id', undefined, 'id', undefined],
     ['meta.lastModified', undefined, 'meta', 'lastModified'],
+    // An extension attribute without its URN, found in the one extension that has it.
+    ['employeeNumber', ENTERPRISE, 'employeeNumber', undefined],
+    ['Manager.value', ENTERPRISE, 'manager', 'value'],
   ])('%s', (path, schema, attribute, sub) => {
     const resolved = resolveAttributePath(user, path);
     expect(resolved?.kind).toBe('attribute');
@@ -38,7 +41,6 @@ describe('resolveAttributePath', () => {
     'name.nope',
     'name.givenName.deeper',
     'userName.value',
-    'employeeNumber',
     `${ENTERPRISE}:userName`,
     'urn:example:unknown:attr',
     USER,
