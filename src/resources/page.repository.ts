@@ -39,13 +39,25 @@ export async function collectPage<R extends PagedRow, T>(
 ): Promise<ListResult<T>> {
   const { page } = query;
   if (page.limit === 0) return { items: [], total: Number((await total()).total), more: false };
-  const [counted, found] = await Promise.all([total(), rows()]);
+  const fromStart = page.kind === 'offset' ? page.offset === 0 : page.after === undefined;
+  let found: R[];
+  let count: number;
+  if (fromStart) {
+    // A page that starts at the beginning and ends before its limit is the whole result: its length
+    // is the total, and the count query is skipped (an IdP's userName lookup is exactly this).
+    found = await rows();
+    count = found.length < page.limit ? found.length : Number((await total()).total);
+  } else {
+    const [counted, rowsFound] = await Promise.all([total(), rows()]);
+    found = rowsFound;
+    count = Number(counted.total);
+  }
   const more = page.kind === 'keyset' && found.length > page.limit;
   const kept = more ? found.slice(0, page.limit) : found;
   if (page.kind === 'keyset' && page.backwards) kept.reverse();
   return {
     items: kept.map((row) => ({ item: toItem(row), id: row.id, sortValue: row.sort_value })),
-    total: Number(counted.total),
+    total: count,
     more,
   };
 }
