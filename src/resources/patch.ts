@@ -440,12 +440,17 @@ function label(operation: PatchOperation): string {
   return `Operations[${operation.index}] (${operation.op}${operation.path ? ` ${operation.path}` : ''})`;
 }
 
-export function applyPatch(
+/**
+ * Applies the operations, in order, to a copy of the attributes. `stopAfter` may end the run early:
+ * the operation after which it said so comes back as `stoppedAt`.
+ */
+function run(
   attributes: ScimResource,
   operations: readonly PatchOperation[],
   type: ResourceTypeDef,
   options: PatchOptions,
-): PatchResult {
+  stopAfter?: (working: Json) => boolean,
+): { working: Json; patcher: Patcher; stoppedAt?: PatchOperation } {
   const working = clone(attributes) as Json;
   const patcher = new Patcher(type, working, options);
   for (const operation of operations) {
@@ -455,37 +460,37 @@ export function applyPatch(
       if (!(error instanceof ScimError)) throw error;
       throw new ScimError(error.status, `${label(operation)}: ${error.message}`, error.scimType);
     }
+    if (stopAfter?.(working)) return { working, patcher, stoppedAt: operation };
   }
+  return { working, patcher };
+}
+
+function isValid(type: ResourceTypeDef, attributes: Json): boolean {
+  try {
+    validateResource(type, 'replace', attributes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function applyPatch(
+  attributes: ScimResource,
+  operations: readonly PatchOperation[],
+  type: ResourceTypeDef,
+  options: PatchOptions,
+): PatchResult {
+  const { working, patcher } = run(attributes, operations, type, options);
   // The result must be a valid resource: types, required attributes, string booleans coerced.
   let validated: ScimResource;
   try {
     validated = validateResource(type, 'replace', working);
   } catch (error) {
     if (!(error instanceof ScimError)) throw error;
-    throw new InvalidValueError(`${culprit(attributes, operations, type, options)}: ${error.message}`);
+    // Name the operation after which the resource first became invalid: replay the operations,
+    // checking after each (only on this error path).
+    const { stoppedAt } = run(attributes, operations, type, options, (w) => !isValid(type, w));
+    throw new InvalidValueError(`${stoppedAt ? label(stoppedAt) : 'After the operations'}: ${error.message}`);
   }
   return { attributes: validated, deferred: patcher.deferred };
-}
-
-/**
- * When the result is invalid, the operation after which it first became so: replays the operations
- * one by one (only on this error path) so the 400 can name it.
- */
-function culprit(
-  attributes: ScimResource,
-  operations: readonly PatchOperation[],
-  type: ResourceTypeDef,
-  options: PatchOptions,
-): string {
-  const working = clone(attributes) as Json;
-  const patcher = new Patcher(type, working, options);
-  for (const operation of operations) {
-    patcher.apply(operation);
-    try {
-      validateResource(type, 'replace', working);
-    } catch {
-      return label(operation);
-    }
-  }
-  return 'After the operations';
 }
