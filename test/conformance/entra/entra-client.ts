@@ -232,3 +232,41 @@ export function expectEmptyList(reply: Reply): void {
     Resources: [],
   });
 }
+
+/** GET a user, expecting 200. */
+export async function getUser(c: EntraClient, id: string): Promise<Json> {
+  const res = await c.get(`/Users/${id}`);
+  expect(res.status, res.text).toBe(200);
+  return res.body;
+}
+
+/** GET a group, expecting 200; `query` such as `?excludedAttributes=members`. */
+export async function getGroup(c: EntraClient, id: string, query = ''): Promise<Json> {
+  const res = await c.get(`/Groups/${id}${query}`);
+  expect(res.status, res.text).toBe(200);
+  return res.body;
+}
+
+/** User PATCH answers 200 with the user (README), the same the follow-up GET shows. */
+export async function patchUser(
+  c: EntraClient,
+  id: string,
+  operations: Parameters<EntraClient['patch']>[1],
+): Promise<Json> {
+  const res = await c.patch(`/Users/${id}`, operations);
+  expect(res.status, res.text).toBe(200);
+  const fetched = await getUser(c, id);
+  expect(res.body).toEqual(fetched);
+  return fetched;
+}
+
+/** Group PATCH answers 204 without a body (what Entra asks for, §1.4). */
+export async function patchGroup(
+  c: EntraClient,
+  id: string,
+  operations: Parameters<EntraClient['patch']>[1],
+): Promise<void> {
+  const res = await c.patch(`/Groups/${id}`, operations);
+  expect(res.status, res.text).toBe(204);
+  expect(res.text).toBe('');
+}

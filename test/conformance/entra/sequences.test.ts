@@ -15,11 +15,15 @@ import {
   expectScimError,
   formEncode,
   GROUP,
+  getGroup,
+  getUser,
   type Json,
   LIST,
   MANAGER,
   MODES,
   MS_GROUP,
+  patchGroup,
+  patchUser,
   type Reply,
   SCIM_JSON,
   USER,
@@ -52,34 +56,6 @@ describe.each(MODES)('Entra provisioning, %s mode', (mode) => {
     c = entraClient(mode, tenant.baseUrl, tenant.token);
   });
   afterEach(() => expectEntraReplies(c));
-
-  async function getUser(id: string): Promise<Json> {
-    const res = await c.get(`/Users/${id}`);
-    expect(res.status, res.text).toBe(200);
-    return res.body;
-  }
-
-  async function getGroup(id: string, query = ''): Promise<Json> {
-    const res = await c.get(`/Groups/${id}${query}`);
-    expect(res.status, res.text).toBe(200);
-    return res.body;
-  }
-
-  /** User PATCH: 200 with the user, the same the GET that follows shows. */
-  async function patchUser(id: string, operations: Parameters<EntraClient['patch']>[1]): Promise<Json> {
-    const res = await c.patch(`/Users/${id}`, operations);
-    expect(res.status, res.text).toBe(200);
-    const fetched = await getUser(id);
-    expect(res.body).toEqual(fetched);
-    return fetched;
-  }
-
-  /** Group PATCH: 204 with no body (§1.4: Entra asks not to get the member list back). */
-  async function patchGroup(id: string, operations: Parameters<EntraClient['patch']>[1]): Promise<void> {
-    const res = await c.patch(`/Groups/${id}`, operations);
-    expect(res.status, res.text).toBe(204);
-    expect(res.text).toBe('');
-  }
 
   describe('Test Connection', () => {
     it('GET /Users?filter=userName eq "<random guid>" without Content-Type, Accept or User-Agent → 200, empty ListResponse', async () => {
@@ -170,7 +146,7 @@ describe.each(MODES)('Entra provisioning, %s mode', (mode) => {
         expectOne(await c.get(`/Users?${filterQuery(`userName eq "${userName.toLowerCase()}"`)}`)),
       ).toEqual(created);
       expect(expectOne(await c.get(`/Users?${filterQuery(`externalId eq "${externalId}"`)}`)).id).toBe(id);
-      expect(await getUser(id)).toEqual(created);
+      expect(await getUser(c, id)).toEqual(created);
     });
 
     it('cycle 2: PATCH the changed attributes (work email, family name, work address, department, nickName)', async () => {
@@ -185,7 +161,7 @@ describe.each(MODES)('Entra provisioning, %s mode', (mode) => {
         ...d.update('add', { [`${ENTERPRISE}:department`]: 'Retail', nickName: 'Ani' }),
       ];
       expect(operations).toHaveLength(mode === 'flag' ? 4 : 5);
-      const user = await patchUser(id, operations);
+      const user = await patchUser(c, id, operations);
       expect(user).toEqual({
         ...created,
         emails: [{ primary: true, type: 'work', value: 'ana.r@corp.example' }],
@@ -211,13 +187,13 @@ describe.each(MODES)('Entra provisioning, %s mode', (mode) => {
       });
       expect(res.status, res.text).toBe(201);
       const managerId = res.body.id;
-      const user = await patchUser(id, d.update('add', { [MANAGER]: managerId }));
+      const user = await patchUser(c, id, d.update('add', { [MANAGER]: managerId }));
       expect(user[ENTERPRISE]).toEqual({ department: 'Retail', manager: { value: managerId } });
       created = user;
     });
 
     it('soft delete: PATCH active false; the user stays visible by id and by filter', async () => {
-      const user = await patchUser(id, [{ op: d.op('replace'), path: 'active', value: d.bool(false) }]);
+      const user = await patchUser(c, id, [{ op: d.op('replace'), path: 'active', value: d.bool(false) }]);
       expect(user).toEqual({
         ...created,
         active: false,
@@ -233,7 +209,7 @@ describe.each(MODES)('Entra provisioning, %s mode', (mode) => {
     });
 
     it('restore: PATCH active true', async () => {
-      const user = await patchUser(id, [{ op: d.op('replace'), path: 'active', value: d.bool(true) }]);
+      const user = await patchUser(c, id, [{ op: d.op('replace'), path: 'active', value: d.bool(true) }]);
       expect(user.active).toBe(true);
       expect(expectOne(await c.get(`/Users?${filterQuery(`userName eq "${userName}"`)}`)).active).toBe(true);
     });
@@ -312,15 +288,15 @@ describe.each(MODES)('Entra provisioning, %s mode', (mode) => {
       }
       const operations = d.addMembers(members.map((m) => m.value));
       expect(operations).toHaveLength(1);
-      await patchGroup(id, operations);
-      const group = await getGroup(id);
+      await patchGroup(c, id, operations);
+      const group = await getGroup(c, id);
       expect([...group.members].sort(byValue)).toEqual([...members].sort(byValue));
     });
 
     it(`PATCH Remove one member (${mode === 'flag' ? 'members[value eq "id"]' : 'Remove members with a value list'}): only it leaves`, async () => {
       const [leaving, ...staying] = members;
-      await patchGroup(id, d.removeMembers([leaving.value]));
-      const group = await getGroup(id);
+      await patchGroup(c, id, d.removeMembers([leaving.value]));
+      const group = await getGroup(c, id);
       expect([...group.members].sort(byValue)).toEqual([...staying].sort(byValue));
       const left = await c.get(`/Users/${leaving.value}`);
       expect(left.status).toBe(200);
@@ -329,8 +305,8 @@ describe.each(MODES)('Entra provisioning, %s mode', (mode) => {
 
     it('PATCH Add externalId (a single-valued attribute, as Entra adds it)', async () => {
       const next = randomUUID();
-      await patchGroup(id, d.update('add', { externalId: next }));
-      expect((await getGroup(id, '?excludedAttributes=members')).externalId).toBe(next);
+      await patchGroup(c, id, d.update('add', { externalId: next }));
+      expect((await getGroup(c, id, '?excludedAttributes=members')).externalId).toBe(next);
     });
 
     it(`rename: ${mode === 'flag' ? 'pathless replace' : 'Replace displayName'}`, async () => {
@@ -340,13 +316,13 @@ describe.each(MODES)('Entra provisioning, %s mode', (mode) => {
           ? { op: 'replace', value: { displayName: 'Finance EMEA' } }
           : { op: 'Replace', path: 'displayName', value: 'Finance EMEA' },
       ]);
-      await patchGroup(id, operations);
+      await patchGroup(c, id, operations);
       expectEmptyList(await match('Finance'));
       expect(expectOne(await match('Finance EMEA')).id).toBe(id);
     });
 
     it('GET /Groups/{id}?excludedAttributes=members → no members key', async () => {
-      const group = await getGroup(id, '?excludedAttributes=members');
+      const group = await getGroup(c, id, '?excludedAttributes=members');
       expect(Object.keys(group)).not.toContain('members');
       expect(group).toEqual({
         schemas: [GROUP],
@@ -356,7 +332,7 @@ describe.each(MODES)('Entra provisioning, %s mode', (mode) => {
         meta: { ...created.meta, lastModified: expect.any(String) },
       });
       // Without the exclusion the two members who stayed are still there.
-      expect((await getGroup(id)).members).toHaveLength(2);
+      expect((await getGroup(c, id)).members).toHaveLength(2);
     });
 
     it('DELETE /Groups/{id} → 204, then GET → 404', async () => {

@@ -15,10 +15,13 @@ import {
   expectScimError,
   formEncode,
   GROUP,
+  getGroup,
   type Json,
   LIST,
   MANAGER,
   MODES,
+  patchGroup,
+  patchUser,
   type Reply,
   USER,
 } from './entra-client.js';
@@ -105,6 +108,12 @@ describe.each(MODES)('Entra SCIM Validator, %s mode', (mode) => {
   });
   afterEach(() => expectEntraReplies(c));
 
+  /** The validator reads the group back after each group PATCH. */
+  const patchGroupAndRead = async (id: string, operations: Parameters<EntraClient['patch']>[1]) => {
+    await patchGroup(c, id, operations);
+    return getGroup(c, id);
+  };
+
   async function createUser(body: Json): Promise<Json> {
     const res = await c.post('/Users', body);
     expect(res.status, res.text).toBe(201);
@@ -134,35 +143,6 @@ describe.each(MODES)('Entra SCIM Validator, %s mode', (mode) => {
     display: user.displayName,
     type: 'User',
   });
-
-  async function getUser(id: string): Promise<Json> {
-    const res = await c.get(`/Users/${id}`);
-    expect(res.status, res.text).toBe(200);
-    return res.body;
-  }
-
-  async function getGroup(id: string): Promise<Json> {
-    const res = await c.get(`/Groups/${id}`);
-    expect(res.status, res.text).toBe(200);
-    return res.body;
-  }
-
-  /** User PATCH answers 200 with the user (README), the same the follow-up GET shows. */
-  async function patchUser(id: string, operations: Parameters<EntraClient['patch']>[1]): Promise<Json> {
-    const res = await c.patch(`/Users/${id}`, operations);
-    expect(res.status, res.text).toBe(200);
-    const fetched = await getUser(id);
-    expect(res.body).toEqual(fetched);
-    return fetched;
-  }
-
-  /** Group PATCH answers 204 without a body (what Entra asks for, §1.4). */
-  async function patchGroup(id: string, operations: Parameters<EntraClient['patch']>[1]): Promise<Json> {
-    const res = await c.patch(`/Groups/${id}`, operations);
-    expect(res.status, res.text).toBe(204);
-    expect(res.text).toBe('');
-    return getGroup(id);
-  }
 
   describe('core tests', () => {
     it('POST /Users — Create a new User', async () => {
@@ -284,7 +264,7 @@ describe.each(MODES)('Entra SCIM Validator, %s mode', (mode) => {
         expect(ops).toHaveLength(Object.keys(changes).length);
       }
 
-      const user = await patchUser(created.id, ops);
+      const user = await patchUser(c, created.id, ops);
       expect(user.emails).toEqual([{ type: 'work', value: `new.${id}@kemmerstark.example`, primary: true }]);
       expect(user.phoneNumbers).toEqual([{ type: 'work', value: '+1 (555) 010-0200', primary: true }]);
       expect(user.addresses).toEqual([
@@ -328,7 +308,7 @@ describe.each(MODES)('Entra SCIM Validator, %s mode', (mode) => {
     it('PATCH /Users/Id — Update User userName', async () => {
       const created = await createUser(validatorUser());
       const userName = `Renamed.${unique()}@KemmerStark.com`;
-      const user = await patchUser(created.id, d.update('replace', { userName }));
+      const user = await patchUser(c, created.id, d.update('replace', { userName }));
       expect(user.userName).toBe(userName);
       const byNew = await c.get(`/Users?${filterQuery(`userName eq "${userName}"`)}`);
       expectListOf(byNew, [user]);
@@ -339,7 +319,7 @@ describe.each(MODES)('Entra SCIM Validator, %s mode', (mode) => {
     it('PATCH /Users/Id — Patch User - Disable User', async () => {
       const created = await createUser(validatorUser());
       expect(created.active).toBe(true);
-      const user = await patchUser(created.id, [
+      const user = await patchUser(c, created.id, [
         { op: d.op('replace'), path: 'active', value: d.bool(false) },
       ]);
       // "Response from a GET and filter request on a disabled User should have attribute active".
@@ -353,7 +333,7 @@ describe.each(MODES)('Entra SCIM Validator, %s mode', (mode) => {
       const manager = await createUser(validatorUser());
       const created = await createUser(validatorUser());
       expect(created[ENTERPRISE].manager).toBeUndefined();
-      const user = await patchUser(created.id, [{ op: d.op('add'), path: MANAGER, value: manager.id }]);
+      const user = await patchUser(c, created.id, [{ op: d.op('add'), path: MANAGER, value: manager.id }]);
       expect(user[ENTERPRISE]).toEqual({ ...created[ENTERPRISE], manager: { value: manager.id } });
     });
 
@@ -364,7 +344,7 @@ describe.each(MODES)('Entra SCIM Validator, %s mode', (mode) => {
       sent[ENTERPRISE].manager = { value: first.id };
       const created = await createUser(sent);
       expect(created[ENTERPRISE].manager).toEqual({ value: first.id });
-      const user = await patchUser(created.id, [{ op: d.op('replace'), path: MANAGER, value: second.id }]);
+      const user = await patchUser(c, created.id, [{ op: d.op('replace'), path: MANAGER, value: second.id }]);
       expect(user[ENTERPRISE]).toEqual({ ...created[ENTERPRISE], manager: { value: second.id } });
     });
 
@@ -375,7 +355,7 @@ describe.each(MODES)('Entra SCIM Validator, %s mode', (mode) => {
       const created = await createUser(sent);
       expect(created[ENTERPRISE].manager).toEqual({ value: manager.id });
       // The validator removes the manager by replacing it with an empty string.
-      const user = await patchUser(created.id, [{ op: d.op('replace'), path: MANAGER, value: '' }]);
+      const user = await patchUser(c, created.id, [{ op: d.op('replace'), path: MANAGER, value: '' }]);
       const { manager: _removed, ...rest } = created[ENTERPRISE];
       expect(user[ENTERPRISE]).toEqual(rest);
     });
@@ -448,7 +428,7 @@ describe.each(MODES)('Entra SCIM Validator, %s mode', (mode) => {
         location: `${c.baseUrl}/Groups/${created.id}`,
       });
       expect(res.headers.location).toBe(created.meta.location);
-      expect(await getGroup(created.id)).toEqual(created);
+      expect(await getGroup(c, created.id)).toEqual(created);
     });
 
     it('POST /Groups — Create a duplicate Group', async () => {
@@ -461,7 +441,7 @@ describe.each(MODES)('Entra SCIM Validator, %s mode', (mode) => {
     it('PATCH /Groups/Id — Patch Group - Replace Attributes', async () => {
       const created = await createGroup(validatorGroup());
       const externalId = `new-ext-${unique()}`;
-      const group = await patchGroup(created.id, d.update('replace', { externalId }));
+      const group = await patchGroupAndRead(created.id, d.update('replace', { externalId }));
       expect(group.externalId).toBe(externalId);
       expect(group.displayName).toBe(created.displayName);
     });
@@ -469,7 +449,7 @@ describe.each(MODES)('Entra SCIM Validator, %s mode', (mode) => {
     it('PATCH /Groups/Id — Update Group displayName', async () => {
       const created = await createGroup(validatorGroup());
       const displayName = `Renamed Team ${unique()}`;
-      const group = await patchGroup(created.id, d.update('replace', { displayName }));
+      const group = await patchGroupAndRead(created.id, d.update('replace', { displayName }));
       expect(group.displayName).toBe(displayName);
       expect(group.externalId).toBe(created.externalId);
     });
@@ -477,7 +457,7 @@ describe.each(MODES)('Entra SCIM Validator, %s mode', (mode) => {
     it('PATCH /Groups/Id — Patch Group - Add Member', async () => {
       const created = await createGroup(validatorGroup());
       const member = await createMember();
-      const group = await patchGroup(created.id, [
+      const group = await patchGroupAndRead(created.id, [
         { op: d.op('replace'), path: 'members', value: [{ value: member.id }] },
       ]);
       expect(group.members).toEqual([memberOf(member)]);
@@ -487,11 +467,11 @@ describe.each(MODES)('Entra SCIM Validator, %s mode', (mode) => {
       const created = await createGroup(validatorGroup());
       const first = await createMember();
       const second = await createMember();
-      const both = await patchGroup(created.id, [
+      const both = await patchGroupAndRead(created.id, [
         { op: d.op('replace'), path: 'members', value: [{ value: first.id }, { value: second.id }] },
       ]);
       expect(both.members).toHaveLength(2);
-      const group = await patchGroup(created.id, d.removeMembers([first.id]));
+      const group = await patchGroupAndRead(created.id, d.removeMembers([first.id]));
       expect(group.members).toEqual([memberOf(second)]);
     });
 
@@ -509,7 +489,7 @@ describe.each(MODES)('Entra SCIM Validator, %s mode', (mode) => {
       const created = await createUser(validatorUser());
       expect(created.nickName).toBe('Gar');
       const id = unique();
-      const user = await patchUser(created.id, [
+      const user = await patchUser(c, created.id, [
         { op: d.op('remove'), path: 'nickName' },
         ...d.update('add', { externalId: `multi-${id}` }),
         ...d.update('replace', { displayName: `Multi ${id}` }),
@@ -522,7 +502,7 @@ describe.each(MODES)('Entra SCIM Validator, %s mode', (mode) => {
     it('PATCH /Users/Id — Patch User - Multiple Operations on same attribute', async () => {
       const created = await createUser(validatorUser());
       const id = unique();
-      const user = await patchUser(created.id, [
+      const user = await patchUser(c, created.id, [
         { op: d.op('remove'), path: 'externalId' },
         ...d.update('add', { externalId: `first-${id}` }),
         ...d.update('replace', { externalId: `second-${id}` }),
@@ -543,7 +523,7 @@ describe.each(MODES)('Entra SCIM Validator, %s mode', (mode) => {
     it('PATCH /Groups/Id — Patch Group - Multiple Operations on same attribute', async () => {
       const created = await createGroup(validatorGroup());
       const member = await createMember();
-      const group = await patchGroup(created.id, [
+      const group = await patchGroupAndRead(created.id, [
         ...d.addMembers([member.id]),
         ...d.removeMembers([member.id]),
       ]);
