@@ -1,37 +1,10 @@
 // The scimd command line against a running server: every admin command, tables and --json, errors
 // and exit codes.
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../src/app.js';
+import { describe, expect, it } from 'vitest';
 import { main } from '../src/cli.js';
-import type { Database } from '../src/db/database.js';
-import { createTestDatabase } from './helpers/database.js';
+import { LIVE_ADMIN_TOKEN as ADMIN, useLiveServer } from './conformance/live-server.js';
 
-const ADMIN = 'cli-admin-token-0123456789';
-let database: Database;
-let server: Server;
-let url: string;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  const app = createApp({
-    db: database.db,
-    ping: database.ping,
-    publicUrl: 'https://scim.example',
-    adminToken: ADMIN,
-    logger: pino({ level: 'silent' }),
-  });
-  server = app.listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-
-afterAll(async () => {
-  await new Promise((r) => server?.close(r));
-  await database?.close();
-});
+const live = useLiveServer();
 
 async function run(argv: string[], env: Record<string, string> = {}) {
   let out = '';
@@ -43,7 +16,7 @@ async function run(argv: string[], env: Record<string, string> = {}) {
     err: (t) => {
       err += t;
     },
-    env: { SCIMD_URL: url, SCIMD_ADMIN_TOKEN: ADMIN, ...env },
+    env: { SCIMD_URL: live.origin, SCIMD_ADMIN_TOKEN: ADMIN, ...env },
   });
   return { code, out, err };
 }
@@ -68,7 +41,9 @@ describe('scimd CLI', () => {
     ]);
     expect(created.code).toBe(0);
     expect(created.out).toMatch(/^id +[0-9a-f-]{36}$/m);
-    expect(created.out).toMatch(/^scimBaseUrl +https:\/\/scim\.example\/scim\/v2\/[0-9a-f-]{36}$/m);
+    expect(created.out).toMatch(
+      new RegExp(`^scimBaseUrl +${live.origin.replace(/[.]/g, '\\.')}/scim/v2/[0-9a-f-]{36}$`, 'm'),
+    );
     const id = /^id +(\S+)$/m.exec(created.out)![1]!;
 
     const list = await run(['org', 'list']);
@@ -121,7 +96,7 @@ describe('scimd CLI', () => {
     const guarded = await run(['token', 'revoke', org.id, tokenId]);
     expect(guarded.code).toBe(1);
     expect(guarded.err).toMatch(/409.*has not served a successful request/);
-    const res = await fetch(`${url}/scim/v2/${org.id}/Users`, {
+    const res = await fetch(`${live.origin}/scim/v2/${org.id}/Users`, {
       headers: { Authorization: `Bearer ${rotated.token}` },
     });
     expect(res.status).toBe(200);
