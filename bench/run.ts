@@ -3,6 +3,8 @@
 // bench/results/latest.json). It prints; it asserts nothing.
 //
 // BENCH_USERS (100000), BENCH_DURATION seconds per scenario (8), BENCH_CONNECTIONS (10).
+// BENCH_ONLY=<regex> runs only the scenarios whose names match (the ratios needing others print n/a);
+// BENCH_PROFILE=<dir> writes a V8 CPU profile of each server process there (--cpu-prof).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,6 +23,8 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const SPARE = 20_000;
 const ADMIN_TOKEN = `bench-${randomBytes(8).toString('hex')}`;
 const pgUrl = process.env.BENCH_DATABASE_URL;
+const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY, 'i') : undefined;
+const PROFILE = process.env.BENCH_PROFILE;
 
 interface Row {
   scenario: string;
@@ -71,7 +75,8 @@ async function start(
   env: Record<string, string>,
 ): Promise<{ child: ChildProcess; origin: string }> {
   const port = await freePort();
-  const child = spawn(process.execPath, command, {
+  const profile = PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : [];
+  const child = spawn(process.execPath, [...profile, ...command], {
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -94,7 +99,8 @@ async function load(
   token: string,
   setupRequest: Setup,
   options: { connections?: number } = {},
-): Promise<Row> {
+): Promise<Row | undefined> {
+  if (ONLY && !ONLY.test(name)) return undefined;
   let peak = rssMb(pid);
   const sampler = setInterval(() => {
     peak = Math.max(peak, rssMb(pid));
@@ -171,7 +177,7 @@ async function main(): Promise<void> {
 }
 
 async function runScenarios(seeded: Seeded, env: Record<string, string>): Promise<Row[]> {
-  const rows: Row[] = [];
+  const rows: Array<Row | undefined> = [];
   const { child, origin } = await start(['dist/src/index.js'], env);
   const pid = child.pid!;
   const base = `/scim/v2/${seeded.orgId}`;
@@ -251,8 +257,9 @@ async function runScenarios(seeded: Seeded, env: Record<string, string>): Promis
     );
 
     // Walk to the same depth by cursor once (a cursor is tied to its count), then load that page.
+    const deepByCursor = `GET /Users page of 100, after ${deep - 1} rows by cursor`;
     let cursor = '';
-    for (let seen = 0; seen < deep - 1; seen += 100) {
+    for (let seen = 0; seen < deep - 1 && (!ONLY || ONLY.test(deepByCursor)); seen += 100) {
       const res = await fetch(`${origin}${base}/Users?count=100&attributes=id&cursor=${cursor}`, {
         headers: { authorization: `Bearer ${token}` },
       });
@@ -267,15 +274,7 @@ async function runScenarios(seeded: Seeded, env: Record<string, string>): Promis
         page('count=100&cursor'),
       ),
     );
-    rows.push(
-      await load(
-        `GET /Users page of 100, after ${deep - 1} rows by cursor`,
-        origin,
-        pid,
-        token,
-        page(`count=100&cursor=${cursor}`),
-      ),
-    );
+    rows.push(await load(deepByCursor, origin, pid, token, page(`count=100&cursor=${cursor}`)));
 
     let spareIndex = 0;
     const addMember = (group: string) => (req: { path: string }) => {
@@ -310,6 +309,7 @@ async function runScenarios(seeded: Seeded, env: Record<string, string>): Promis
   }
 
   // The baseline, on the same data, after scimd has stopped (PGlite serves one process).
+  if (ONLY && !ONLY.test('baseline')) return rows.filter((row) => row !== undefined);
   const baseline = await start(['--import', 'tsx', 'bench/baseline-server.ts'], env);
   try {
     rows.push(
@@ -327,23 +327,30 @@ async function runScenarios(seeded: Seeded, env: Record<string, string>): Promis
   } finally {
     await stop(baseline.child);
   }
-  return rows;
+  return rows.filter((row) => row !== undefined);
 }
 
 function printAndSave(rows: Row[], elapsedMs: number): void {
-  const get = (prefix: string) => rows.find((r) => r.scenario.startsWith(prefix))!;
-  const lookup = get('GET /Users?filter');
-  const baseline = get('baseline');
+  const get = (prefix: string) => rows.find((r) => r.scenario.startsWith(prefix));
+  const ratio = (a: number | undefined, b: number | undefined) =>
+    a === undefined || b === undefined ? undefined : a / b;
+  const rate = (prefix: string) => get(prefix)?.requestsPerSecond;
+  const p50 = (prefix: string) => get(prefix)?.p50;
   const ratios = {
-    lookupVsBaseline: lookup.requestsPerSecond / baseline.requestsPerSecond,
-    createVsLookup: get('POST /Users').requestsPerSecond / lookup.requestsPerSecond,
-    deepCursorVsFirstPageP50:
-      get('GET /Users page of 100, after').p50 / get('GET /Users page of 100, first page by cursor').p50,
-    deepIndexVsFirstPageP50:
-      get('GET /Users page of 100, startIndex').p50 / get('GET /Users page of 100, first page').p50,
-    bigVsSmallGroupPatchP50: get(`PATCH add 1 member, ${USERS}`).p50 / get('PATCH add 1 member, 10').p50,
-    bigVsEmptyGroupGetP50: get(`GET ${USERS}-member group`).p50 / get('GET empty group').p50,
+    lookupVsBaseline: ratio(rate('GET /Users?filter'), rate('baseline')),
+    createVsLookup: ratio(rate('POST /Users'), rate('GET /Users?filter')),
+    deepCursorVsFirstPageP50: ratio(
+      p50('GET /Users page of 100, after'),
+      p50('GET /Users page of 100, first page by cursor'),
+    ),
+    deepIndexVsFirstPageP50: ratio(
+      p50('GET /Users page of 100, startIndex'),
+      p50('GET /Users page of 100, first page'),
+    ),
+    bigVsSmallGroupPatchP50: ratio(p50(`PATCH add 1 member, ${USERS}`), p50('PATCH add 1 member, 10')),
+    bigVsEmptyGroupGetP50: ratio(p50(`GET ${USERS}-member group`), p50('GET empty group')),
   };
+  const show = (value: number | undefined) => (value === undefined ? ' n/a' : value.toFixed(2));
   const machine = `${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, node ${process.version}, ${pgUrl ? 'Postgres' : 'PGlite'}`;
   console.log(`\n${machine}; ${USERS} users; ${CONNECTIONS} connections, ${DURATION} s per scenario\n`);
   console.log(`| scenario | req/s | p50 ms | p99 ms | errors | peak RSS MB |\n|---|---|---|---|---|---|`);
@@ -353,14 +360,14 @@ function printAndSave(rows: Row[], elapsedMs: number): void {
     );
   console.log(`
 ratios:
-  filter lookup / baseline (req/s)          ${ratios.lookupVsBaseline.toFixed(2)}   target >= 0.75
-  POST /Users / filter lookup (req/s)        ${ratios.createVsLookup.toFixed(2)}   target >= 0.5
-  deep page by cursor / first page (p50)     ${ratios.deepCursorVsFirstPageP50.toFixed(2)}   target <= 1.5
-  deep page by startIndex / first page (p50) ${ratios.deepIndexVsFirstPageP50.toFixed(2)}   (reported)
-  1-member PATCH big / small group (p50)     ${ratios.bigVsSmallGroupPatchP50.toFixed(2)}   target < 2
-  lean GET big / empty group (p50)           ${ratios.bigVsEmptyGroupGetP50.toFixed(2)}   target < 2
+  filter lookup / baseline (req/s)          ${show(ratios.lookupVsBaseline)}   target >= 0.75
+  POST /Users / filter lookup (req/s)        ${show(ratios.createVsLookup)}   target >= 0.5
+  deep page by cursor / first page (p50)     ${show(ratios.deepCursorVsFirstPageP50)}   target <= 1.5
+  deep page by startIndex / first page (p50) ${show(ratios.deepIndexVsFirstPageP50)}   (reported)
+  1-member PATCH big / small group (p50)     ${show(ratios.bigVsSmallGroupPatchP50)}   target < 2
+  lean GET big / empty group (p50)           ${show(ratios.bigVsEmptyGroupGetP50)}   target < 2
   errors                                     ${rows.reduce((n, r) => n + r.errors, 0)}   target 0
-  peak server RSS (MB)                       ${Math.max(...rows.slice(0, -1).map((r) => r.peakRssMb))}   target < 250 on Postgres
+  peak server RSS (MB)                       ${Math.max(...rows.filter((r) => r !== get('baseline')).map((r) => r.peakRssMb))}   target < 250 on Postgres
 total time ${(elapsedMs / 1000).toFixed(0)} s`);
   mkdirSync('bench/results', { recursive: true });
   writeFileSync(

@@ -3,6 +3,8 @@
 import Koa from 'koa';
 import type { Kysely } from 'kysely';
 import { adminApi } from './admin/admin-api.js';
+import type { TokenChecks } from './auth/scim-auth.js';
+import { TokenCache } from './auth/token-cache.js';
 import type { DB } from './db/tables.js';
 import { requestContext } from './http/request-context.js';
 import type { Logger } from './log.js';
@@ -15,9 +17,12 @@ export interface AppDeps {
   readonly publicUrl: string;
   readonly adminToken: string;
   readonly logger: Logger;
+  /** Remembered token checks, shared by the SCIM API (reads) and the admin API (forgets). */
+  readonly tokenChecks?: TokenChecks;
 }
 
-export function createApp(deps: AppDeps): Koa {
+export function createApp(appDeps: AppDeps): Koa {
+  const deps = { ...appDeps, tokenChecks: appDeps.tokenChecks ?? new TokenCache() };
   const app = new Koa();
   app.silent = true;
   app.on('error', (err) => deps.logger.error({ err }, 'unhandled koa error'));

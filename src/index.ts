@@ -2,6 +2,9 @@
 import type { Server } from 'node:http';
 import { resolveAdminToken } from './admin-token.js';
 import { createApp } from './app.js';
+import { followAuthChanges } from './auth/auth-changes.js';
+import type { TokenChecks } from './auth/scim-auth.js';
+import { TokenCache } from './auth/token-cache.js';
 import { type Config, readConfig } from './config.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -19,12 +22,16 @@ export async function serve(
     logger.info({ path: admin.generatedAt }, 'generated the admin token; it is in this file');
   else if (admin.path) logger.info({ path: admin.path }, 'admin token read from file');
 
+  const tokenChecks: TokenChecks = new TokenCache();
+  const listening = followAuthChanges(database, tokenChecks, logger);
+  await listening?.ready;
   const app = createApp({
     db: database.db,
     ping: database.ping,
     publicUrl: config.publicUrl,
     adminToken: admin.token,
     logger,
+    tokenChecks,
   });
   const server = app.listen(config.port, config.host);
   // Keep idle connections longer than a load balancer does (60 s is common): otherwise the server
@@ -48,6 +55,7 @@ export async function serve(
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       await closed;
+      await listening?.stop();
       await database.close();
       logger.info('stopped');
     })();

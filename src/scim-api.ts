@@ -3,7 +3,12 @@
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { recordAudit } from './audit/audit.js';
-import { type AuthenticatedToken, authenticateScimRequest, recordTokenUse } from './auth/scim-auth.js';
+import {
+  type AuthenticatedToken,
+  authenticateScimRequest,
+  recordTokenUse,
+  type TokenChecks,
+} from './auth/scim-auth.js';
 import { registerDiscoveryRoutes } from './discovery/discovery.routes.js';
 import {
   InvalidSyntaxError,
@@ -26,6 +31,7 @@ const JSON_TYPES = ['application/scim+json', 'application/json'];
 
 export interface ScimApiDeps extends ScimDeps {
   readonly logger: Logger;
+  readonly tokenChecks: TokenChecks;
 }
 
 function buildRouter(deps: ScimDeps): Router<ScimState> {
@@ -56,7 +62,13 @@ export function scimApi(deps: ScimApiDeps): Middleware {
     try {
       // A path that does not decode names no organization: the token cannot belong to it.
       const orgId = safeDecode(match[1]!) ?? '';
-      token = await authenticateScimRequest(deps.db, orgId, ctx.get('authorization'), new Date());
+      token = await authenticateScimRequest(
+        deps.db,
+        orgId,
+        ctx.get('authorization'),
+        new Date(),
+        deps.tokenChecks,
+      );
       const state = ctx.state as ScimState;
       state.org = token.org;
       state.tokenId = token.tokenId;

@@ -4,6 +4,8 @@ import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { Kysely } from 'kysely';
 import { recordAudit } from '../audit/audit.js';
+import { announceAuthChange } from '../auth/auth-changes.js';
+import type { TokenChecks } from '../auth/scim-auth.js';
 import { hashSecret } from '../auth/secrets.js';
 import type { DB } from '../db/tables.js';
 import { BODY_LIMIT, BODY_METHODS, checkRoute, jsonBodyReader } from '../http/surface.js';
@@ -16,11 +18,26 @@ export interface AdminApiDeps {
   readonly publicUrl: string;
   readonly adminToken: string;
   readonly logger: Logger;
+  readonly tokenChecks: TokenChecks;
 }
 
 function buildRouter(deps: AdminApiDeps): Router {
   const { db, publicUrl } = deps;
   const router = new Router({ prefix: '/admin/v1' });
+
+  /**
+   * A change to an organization's settings or tokens, after which no process may answer from a token
+   * check made before it: announced to the others on commit, forgotten here before the answer.
+   */
+  const changeAuth = async <T>(orgId: string, change: (trx: Kysely<DB>) => Promise<T>): Promise<T> => {
+    const result = await db.transaction().execute(async (trx) => {
+      const changed = await change(trx);
+      await announceAuthChange(trx, orgId);
+      return changed;
+    });
+    deps.tokenChecks.invalidateOrg(orgId);
+    return result;
+  };
 
   router.post('/orgs', async (ctx) => {
     const org = await db.transaction().execute((trx) => admin.createOrg(trx, ctx.request.body));
@@ -34,9 +51,8 @@ function buildRouter(deps: AdminApiDeps): Router {
     ctx.body = admin.renderOrg(await admin.getOrg(db, ctx.params.orgId!), publicUrl);
   });
   router.patch('/orgs/:orgId', async (ctx) => {
-    const org = await db
-      .transaction()
-      .execute((trx) => admin.updateOrg(trx, ctx.params.orgId!, ctx.request.body));
+    const orgId = ctx.params.orgId!;
+    const org = await changeAuth(orgId, (trx) => admin.updateOrg(trx, orgId, ctx.request.body));
     ctx.body = admin.renderOrg(org, publicUrl);
   });
   router.post('/orgs/:orgId/tokens', async (ctx) => {
@@ -47,20 +63,21 @@ function buildRouter(deps: AdminApiDeps): Router {
     ctx.body = { ...admin.renderToken(token), token: secret };
   });
   router.delete('/orgs/:orgId', async (ctx) => {
-    await db.transaction().execute((trx) => admin.deleteOrg(trx, ctx.params.orgId!));
+    const orgId = ctx.params.orgId!;
+    await changeAuth(orgId, (trx) => admin.deleteOrg(trx, orgId));
     ctx.status = 204;
   });
   router.post('/orgs/:orgId/tokens/:tokenId/rotate', async (ctx) => {
-    const { token, secret } = await db
-      .transaction()
-      .execute((trx) => admin.rotateToken(trx, ctx.params.orgId!, ctx.params.tokenId!, ctx.request.body));
+    const { orgId, tokenId } = ctx.params as { orgId: string; tokenId: string };
+    const { token, secret } = await changeAuth(orgId, (trx) =>
+      admin.rotateToken(trx, orgId, tokenId, ctx.request.body),
+    );
     ctx.status = 201;
     ctx.body = { ...admin.renderToken(token), token: secret };
   });
   router.post('/orgs/:orgId/tokens/:tokenId/revoke', async (ctx) => {
-    const token = await db
-      .transaction()
-      .execute((trx) => admin.revokeToken(trx, ctx.params.orgId!, ctx.params.tokenId!, ctx.request.body));
+    const { orgId, tokenId } = ctx.params as { orgId: string; tokenId: string };
+    const token = await changeAuth(orgId, (trx) => admin.revokeToken(trx, orgId, tokenId, ctx.request.body));
     ctx.body = admin.renderToken(token);
   });
   router.get('/orgs/:orgId/events', async (ctx) => {

@@ -4,15 +4,26 @@ import { isUuid } from '../db/ids.js';
 import type { DB, DeprovisioningMode, TokenScope } from '../db/tables.js';
 import { UnauthorizedError } from '../http/scim-errors.js';
 import type { OrgContext } from '../http/scim-state.js';
-import { looksLikeSecret, secretMatches, secretPrefix } from './secrets.js';
+import { hashMatches, hashSecret, looksLikeSecret, secretPrefix } from './secrets.js';
+import type { TokenCache } from './token-cache.js';
+
+/** When a token was last used, and last used successfully, as this process last knew or wrote it. */
+export interface TokenUsage {
+  lastUsedAt: Date | null;
+  lastSuccessAt: Date | null;
+}
 
 export interface AuthenticatedToken {
   readonly org: OrgContext;
   readonly tokenId: string;
   readonly scopes: readonly TokenScope[];
-  readonly lastUsedAt: Date | null;
-  readonly lastSuccessAt: Date | null;
+  readonly expiresAt: Date | null;
+  /** Shared by the requests that reuse one cached check, so they record a use once, not each. */
+  readonly usage: TokenUsage;
 }
+
+/** The token checks a process remembers for a few seconds (token-cache.ts). */
+export type TokenChecks = TokenCache<AuthenticatedToken>;
 
 /** lastUsedAt and the last success are written at most this often per token, so reads stay reads. */
 export const USAGE_WRITE_INTERVAL_MS = 60_000;
@@ -21,18 +32,25 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 /**
  * Finds the token for a presented Authorization header, or throws 401. Every failure looks the same
- * to the caller except for the reason in `detail`, which never echoes the credential.
+ * to the caller except for the reason in `detail`, which never echoes the credential. Only successes
+ * are remembered in `checks`, keyed by the secret's hash, and expiry is checked again on each use.
  */
 export async function authenticateScimRequest(
   db: Kysely<DB>,
   orgId: string,
   authorization: string | undefined,
   now: Date,
+  checks?: TokenChecks,
 ): Promise<AuthenticatedToken> {
   const match = authorization ? BEARER.exec(authorization) : null;
   if (!match) throw new UnauthorizedError('A bearer token is required: Authorization: Bearer <SCIM token>');
   const secret = match[1]!;
   if (!looksLikeSecret(secret) || !isUuid(orgId)) throw invalidToken();
+  const hash = hashSecret(secret);
+  const key = hash.toString('base64');
+  const remembered = checks?.get(orgId, key, now.getTime());
+  if (remembered) return unexpired(remembered, now);
+  const readAt = checks?.generation ?? 0;
   const candidates = await db
     .selectFrom('scim_tokens as t')
     .innerJoin('orgs as o', 'o.id', 't.org_id')
@@ -51,11 +69,10 @@ export async function authenticateScimRequest(
     .where('t.org_id', '=', orgId)
     .where('t.prefix', '=', secretPrefix(secret))
     .execute();
-  const token = candidates.find((c) => secretMatches(secret, c.secret_hash));
+  const token = candidates.find((c) => hashMatches(hash, c.secret_hash));
   if (!token) throw invalidToken();
   if (token.revoked_at) throw new UnauthorizedError('This token has been revoked');
-  if (token.expires_at && token.expires_at <= now) throw new UnauthorizedError('This token has expired');
-  return {
+  const checked: AuthenticatedToken = {
     org: {
       id: orgId,
       groupSync: token.group_sync,
@@ -64,9 +81,17 @@ export async function authenticateScimRequest(
     },
     tokenId: token.id,
     scopes: token.scopes as TokenScope[],
-    lastUsedAt: token.last_used_at,
-    lastSuccessAt: token.last_success_at,
+    expiresAt: token.expires_at,
+    usage: { lastUsedAt: token.last_used_at, lastSuccessAt: token.last_success_at },
   };
+  unexpired(checked, now);
+  checks?.set(orgId, key, checked, now.getTime(), readAt);
+  return checked;
+}
+
+function unexpired(token: AuthenticatedToken, now: Date): AuthenticatedToken {
+  if (token.expiresAt && token.expiresAt <= now) throw new UnauthorizedError('This token has expired');
+  return token;
 }
 
 function invalidToken(): UnauthorizedError {
@@ -85,8 +110,10 @@ export async function recordTokenUse(
   now: Date,
 ): Promise<void> {
   const set: { last_used_at?: Date; last_success_at?: Date } = {};
-  if (stale(token.lastUsedAt, now)) set.last_used_at = now;
-  if (succeeded && stale(token.lastSuccessAt, now)) set.last_success_at = now;
+  const { usage } = token;
+  // Claimed before the write, so the concurrent requests sharing this check do not write it too.
+  if (stale(usage.lastUsedAt, now)) set.last_used_at = usage.lastUsedAt = now;
+  if (succeeded && stale(usage.lastSuccessAt, now)) set.last_success_at = usage.lastSuccessAt = now;
   if (Object.keys(set).length === 0) return;
   await db
     .updateTable('scim_tokens')

@@ -22,7 +22,6 @@ export function looksLikeSecret(value: string): boolean {
 }
 
 /** Compares the hash of a presented secret with a stored hash in constant time. */
-export function secretMatches(presented: string, storedHash: Buffer): boolean {
-  const hash = hashSecret(presented);
-  return hash.length === storedHash.length && timingSafeEqual(hash, storedHash);
+export function hashMatches(presentedHash: Buffer, storedHash: Buffer): boolean {
+  return presentedHash.length === storedHash.length && timingSafeEqual(presentedHash, storedHash);
 }

@@ -14,9 +14,29 @@ export interface Database {
   readonly schema?: string | undefined;
   /** Answers whether the database responds; used by /readyz. */
   ping(): Promise<boolean>;
+  /**
+   * Postgres only (PGlite serves one process): calls `onMessage` with the payload of each NOTIFY on
+   * `channel`, from a connection of its own that reconnects after a second when lost. `onGap` is
+   * called whenever messages may have been missed: on losing the connection ('lost') and on
+   * listening ('listening'), the first time and again after a loss.
+   * Returns what stops listening.
+   */
+  listen?: (
+    channel: string,
+    onMessage: (payload: string) => void,
+    onGap: (why: GapReason) => void,
+  ) => Listening;
   /** PGlite only: the data directory as a tarball (tests start from a migrated snapshot). */
   dump?: () => Promise<Blob>;
   close(): Promise<void>;
+}
+
+export type GapReason = 'lost' | 'listening';
+
+export interface Listening {
+  /** Resolves once the first LISTEN is in place (or has failed; it is retried). */
+  readonly ready: Promise<void>;
+  stop(): Promise<void>;
 }
 
 export interface DatabaseOptions {
@@ -49,7 +69,59 @@ async function openPostgres(connectionString: string, options: DatabaseOptions):
     kind: 'postgres',
     schema: options.searchPath,
     ping: () => ping(db),
+    listen: (channel, onMessage, onGap) => listen(connectionString, channel, onMessage, onGap),
     close: () => db.destroy(),
+  };
+}
+
+const RELISTEN_DELAY_MS = 1_000;
+
+function listen(
+  connectionString: string,
+  channel: string,
+  onMessage: (payload: string) => void,
+  onGap: (why: GapReason) => void,
+): Listening {
+  if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`not a plain channel name: ${channel}`);
+  let current: pg.Client | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const connect = async (): Promise<void> => {
+    const client = new pg.Client({ connectionString });
+    current = client;
+    client.on('notification', (message) => {
+      if (message.channel === channel) onMessage(message.payload ?? '');
+    });
+    client.on('error', () => {}); // 'end' follows; it reconnects.
+    client.on('end', () => {
+      if (current !== client) return;
+      current = undefined;
+      onGap('lost');
+      if (!stopped) retry = setTimeout(connect, RELISTEN_DELAY_MS);
+    });
+    try {
+      await client.connect();
+      await client.query(`listen ${channel}`);
+      onGap('listening');
+    } catch {
+      // Whichever of this and 'end' comes first schedules the retry.
+      if (current === client) {
+        current = undefined;
+        if (!stopped) retry = setTimeout(connect, RELISTEN_DELAY_MS);
+      }
+      await client.end().catch(() => {});
+    }
+  };
+  const ready = connect();
+  return {
+    ready,
+    stop: async () => {
+      stopped = true;
+      clearTimeout(retry);
+      const client = current;
+      current = undefined;
+      await client?.end().catch(() => {});
+    },
   };
 }
 

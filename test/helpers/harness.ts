@@ -4,6 +4,8 @@ import { pino } from 'pino';
 import supertest from 'supertest';
 import { afterAll, beforeAll } from 'vitest';
 import { createApp } from '../../src/app.js';
+import type { TokenChecks } from '../../src/auth/scim-auth.js';
+import { TokenCache } from '../../src/auth/token-cache.js';
 import type { Database } from '../../src/db/database.js';
 import { createTestDatabase } from './database.js';
 
@@ -14,6 +16,8 @@ export const SCIM_JSON = 'application/scim+json';
 export interface Harness {
   database: Database;
   http: ReturnType<typeof supertest>;
+  /** The app's remembered token checks (src/auth/token-cache.ts). */
+  tokenChecks: TokenChecks;
   /** Creates an organization with the admin API; returns its id and base path. */
   createOrg(body?: Record<string, unknown>): Promise<{ id: string; basePath: string; scimBaseUrl: string }>;
   /** Creates a token with the admin API and returns its secret. */
@@ -37,12 +41,14 @@ export interface Tenant {
 
 export async function startHarness(): Promise<Harness> {
   const database = await createTestDatabase();
+  const tokenChecks: TokenChecks = new TokenCache();
   const app = createApp({
     db: database.db,
     ping: database.ping,
     publicUrl: PUBLIC_URL,
     adminToken: ADMIN_TOKEN,
     logger: pino({ level: 'silent' }),
+    tokenChecks,
   });
   const http = supertest(app.callback());
   const admin = (method: 'post' | 'get', path: string) =>
@@ -51,6 +57,7 @@ export async function startHarness(): Promise<Harness> {
   const harness: Harness = {
     database,
     http,
+    tokenChecks,
     async createOrg(body = { name: 'Acme' }) {
       const res = await admin('post', '/orgs').send(body).expect(201);
       return { id: res.body.id, basePath: `/scim/v2/${res.body.id}`, scimBaseUrl: res.body.scimBaseUrl };

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type supertest from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { TOKEN_CACHE_TTL_MS } from '../../src/auth/token-cache.js';
 import { ADMIN_TOKEN, type Harness, SCIM_JSON, type Tenant, useHarness } from '../helpers/harness.js';
 
 const ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
@@ -17,6 +18,24 @@ useHarness(async (h) => {
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const adminPost = (path: string, body: unknown) =>
+  harness.http
+    .post(`/admin/v1${path}`)
+    .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
+    .send(body as object);
+
+/** Asks every 100 ms until the token is refused; fails when it is still accepted after `ms`. */
+async function refusedWithin(secret: string, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const res = await harness.http.get(`${a.basePath}/Users`).set('Authorization', `Bearer ${secret}`);
+    if (res.status === 401) return;
+    expect(res.status).toBe(200);
+    if (Date.now() > deadline) throw new Error(`the token was still accepted after ${ms} ms`);
+    await sleep(100);
+  }
+}
 
 /** Every authentication failure looks the same: 401, SCIM error, WWW-Authenticate: Bearer, no echo. */
 function expectUnauthorized(res: supertest.Response, presented?: string) {
@@ -194,17 +213,21 @@ describe('expired and revoked tokens', () => {
     expect(res.body.detail).toMatch(/expired/i);
   });
 
-  it('refuses a token whose expires_at was moved into the past', async () => {
+  it('refuses a token whose expires_at was moved into the past behind scimd, once its remembered check lapses', async () => {
     const secret = await harness.createToken(a.orgId, {
       expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
     });
     await harness.http.get(`${a.basePath}/Users`).set('Authorization', `Bearer ${secret}`).expect(200);
     const id = await tokenIdOf(a.orgId, secret);
+    // Straight into the table: no admin API call tells scimd, so only the cache's lifetime does.
     await harness.database.db
       .updateTable('scim_tokens')
       .set({ expires_at: new Date(Date.now() - 1000) })
       .where('id', '=', id)
       .execute();
+    const changed = Date.now();
+    await refusedWithin(secret, TOKEN_CACHE_TTL_MS + 2000);
+    expect(Date.now() - changed).toBeLessThan(TOKEN_CACHE_TTL_MS + 2000);
     for (const path of ['/Users', '/ServiceProviderConfig']) {
       const res = await harness.http.get(a.basePath + path).set('Authorization', `Bearer ${secret}`);
       expectUnauthorized(res, secret);
@@ -212,15 +235,10 @@ describe('expired and revoked tokens', () => {
     }
   });
 
-  it('refuses a revoked token', async () => {
+  it('refuses a token revoked through the admin API on the very next request', async () => {
     const secret = await harness.createToken(a.orgId);
     await harness.http.get(`${a.basePath}/Users`).set('Authorization', `Bearer ${secret}`).expect(200);
-    const id = await tokenIdOf(a.orgId, secret);
-    await harness.database.db
-      .updateTable('scim_tokens')
-      .set({ revoked_at: new Date() })
-      .where('id', '=', id)
-      .execute();
+    await adminPost(`/orgs/${a.orgId}/tokens/${await tokenIdOf(a.orgId, secret)}/revoke`, {}).expect(200);
     for (const path of ['/Users', '/ServiceProviderConfig']) {
       const res = await harness.http.get(a.basePath + path).set('Authorization', `Bearer ${secret}`);
       expectUnauthorized(res, secret);
@@ -228,6 +246,53 @@ describe('expired and revoked tokens', () => {
     }
     // Other tokens of the organization keep working.
     await a.get('/Users').expect(200);
+  });
+});
+
+describe('remembered token checks', () => {
+  it('remembers a successful check and never a failed one', async () => {
+    const org = await harness.tenant();
+    harness.tokenChecks.invalidateOrg(org.orgId);
+    const before = harness.tokenChecks.size;
+    await org.get('/Users').expect(200);
+    expect(harness.tokenChecks.size).toBe(before + 1);
+    await harness.http.get(`${org.basePath}/Users`).set('Authorization', `Bearer ${org.token}x`).expect(401);
+    expect(harness.tokenChecks.size).toBe(before + 1);
+  });
+
+  it('sees a rotation overlap on the next request: the old token expires when the overlap ends', async () => {
+    const org = await harness.tenant();
+    await org.get('/Users').expect(200);
+    const id = await tokenIdOf(org.orgId, org.token);
+    await adminPost(`/orgs/${org.orgId}/tokens/${id}/rotate`, { overlapSeconds: 1 }).expect(201);
+    await org.get('/Users').expect(200);
+    await sleep(1200);
+    const res = await org.get('/Users');
+    expectUnauthorized(res, org.token);
+    expect(res.body.detail).toMatch(/expired/i);
+  });
+
+  it('sees group sync switched off on the next request', async () => {
+    const org = await harness.createOrg({ name: 'Syncing', groupSync: true });
+    const token = await harness.createToken(org.id);
+    const groups = () => harness.http.get(`${org.basePath}/Groups`).set('Authorization', `Bearer ${token}`);
+    await groups().expect(200);
+    await harness.http
+      .patch(`/admin/v1/orgs/${org.id}`)
+      .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
+      .send({ groupSync: false })
+      .expect(200);
+    await groups().expect(403);
+  });
+
+  it('refuses every token of a deleted organization on the next request', async () => {
+    const org = await harness.tenant();
+    await org.get('/Users').expect(200);
+    await harness.http
+      .delete(`/admin/v1/orgs/${org.orgId}`)
+      .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
+      .expect(204);
+    expectUnauthorized(await org.get('/Users'), org.token);
   });
 });
 

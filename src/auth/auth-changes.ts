@@ -1,0 +1,38 @@
+// Keeping remembered token checks honest across processes. An admin change to an organization or its
+// tokens announces the organization on a Postgres channel inside its transaction, so the message goes
+// out exactly when the change commits; every scimd process listens and forgets that organization's
+// checks. The process that made the change also forgets them itself, at once, before it answers.
+import { type Kysely, sql } from 'kysely';
+import type { Database, Listening } from '../db/database.js';
+import type { DB } from '../db/tables.js';
+import type { Logger } from '../log.js';
+import type { TokenChecks } from './scim-auth.js';
+
+export const AUTH_CHANGES_CHANNEL = 'scimd_auth_changes';
+
+/** Inside the transaction that changes an organization's settings or tokens. */
+export async function announceAuthChange(trx: Kysely<DB>, orgId: string): Promise<void> {
+  await sql`select pg_notify(${AUTH_CHANGES_CHANNEL}, ${orgId})`.execute(trx);
+}
+
+/**
+ * Forgets an organization's checks when another process announces a change to it, and everything
+ * when announcements may have been missed. Without a listener (PGlite: one process) there is no
+ * other process to hear from.
+ */
+export function followAuthChanges(
+  database: Database,
+  checks: TokenChecks,
+  logger: Logger,
+): Listening | undefined {
+  return database.listen?.(
+    AUTH_CHANGES_CHANNEL,
+    (orgId) => checks.invalidateOrg(orgId),
+    (why) => {
+      checks.clear();
+      if (why === 'lost')
+        logger.warn('lost the connection that hears admin changes; token checks are trusted 5 s at most');
+      else logger.debug('listening for admin changes to token checks');
+    },
+  );
+}
