@@ -191,27 +191,6 @@ export async function listMembers(
   return out;
 }
 
-/** The groups some users belong to (User.groups, RFC 7643 §4.1.2). */
-export async function listGroupsOfUsers(
-  db: Kysely<DB>,
-  orgId: string,
-  userIds: readonly string[],
-): Promise<Map<string, { groupId: string; displayName: string }[]>> {
-  const out = new Map<string, { groupId: string; displayName: string }[]>(userIds.map((id) => [id, []]));
-  if (userIds.length === 0) return out;
-  const rows = await db
-    .selectFrom('group_members as gm')
-    .innerJoin('groups as g', (j) => j.onRef('g.org_id', '=', 'gm.org_id').onRef('g.id', '=', 'gm.group_id'))
-    .select(['gm.user_id', 'g.id', 'g.display_name'])
-    .where('gm.org_id', '=', orgId)
-    .where('gm.user_id', 'in', userIds)
-    .orderBy('g.display_name')
-    .orderBy('g.id')
-    .execute();
-  for (const row of rows) out.get(row.user_id)?.push({ groupId: row.id, displayName: row.display_name });
-  return out;
-}
-
 /** Which of these ids are users of the organization that are not deprovisioned. */
 export async function findMemberCandidates(
   db: Kysely<DB>,

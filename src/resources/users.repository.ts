@@ -8,18 +8,45 @@ import type { ListQuery, ListResult } from './listing.js';
 import { collectPage, pageRows } from './page.repository.js';
 import type { ScimResource } from './validate.js';
 
+/** A group the user belongs to (RFC 7643 §4.1.2 `groups`). */
+export interface UserGroup {
+  readonly groupId: string;
+  readonly displayName: string;
+}
+
 export interface StoredUser {
   readonly id: string;
   readonly attributes: ScimResource;
   readonly created: Date;
   readonly lastModified: Date;
+  /** The user's groups in display order, read in the same statement; undefined when not asked for. */
+  readonly groups: readonly UserGroup[] | undefined;
 }
 
-function rowToUser(
-  row: Pick<Selectable<UsersTable>, 'id' | 'data' | 'created_at' | 'updated_at'>,
-): StoredUser {
-  return { id: row.id, attributes: row.data, created: row.created_at, lastModified: row.updated_at };
+type UserRow = Pick<Selectable<UsersTable>, 'id' | 'data' | 'created_at' | 'updated_at'> & {
+  groups?: UserGroup[];
+};
+
+function rowToUser(row: UserRow): StoredUser {
+  return {
+    id: row.id,
+    attributes: row.data,
+    created: row.created_at,
+    lastModified: row.updated_at,
+    groups: row.groups,
+  };
 }
+
+/**
+ * The user's memberships as one JSON array, a correlated subquery on the membership index, so a
+ * user and its groups come back in one round trip, in a lookup and in a page of a hundred alike.
+ */
+const groupsOfUser = sql<UserGroup[]>`(
+  select coalesce(
+    json_agg(json_build_object('groupId', g.id, 'displayName', g.display_name) order by g.display_name, g.id),
+    '[]'::json)
+  from group_members as gm join groups as g on g.org_id = gm.org_id and g.id = gm.group_id
+  where gm.org_id = users.org_id and gm.user_id = users.id)`.as('groups');
 
 /** The columns the product reads directly, derived from the attributes. */
 function columns(attributes: ScimResource) {
@@ -41,6 +68,8 @@ function rethrowUniqueness(error: unknown): never {
 }
 
 const visible = ['id', 'data', 'created_at', 'updated_at'] as const;
+/** What a single user's read or write returns: the row and its groups. */
+const withGroups = [...visible, groupsOfUser] as const;
 
 export async function insertUser(
   db: Kysely<DB>,
@@ -55,7 +84,8 @@ export async function insertUser(
     .returning(visible)
     .executeTakeFirstOrThrow()
     .catch(rethrowUniqueness);
-  return rowToUser(row);
+  // A user this transaction has just created belongs to no group yet.
+  return rowToUser({ ...row, groups: [] });
 }
 
 export async function findUser(
@@ -67,7 +97,7 @@ export async function findUser(
   if (!isUuid(id)) return undefined;
   let query = db
     .selectFrom('users')
-    .select(visible)
+    .select(withGroups)
     .where('org_id', '=', orgId)
     .where('id', '=', id)
     .where('deprovisioned_at', 'is', null);
@@ -89,7 +119,7 @@ export async function replaceUser(
     .where('org_id', '=', orgId)
     .where('id', '=', id)
     .where('deprovisioned_at', 'is', null)
-    .returning(visible)
+    .returning(withGroups)
     .executeTakeFirst()
     .catch(rethrowUniqueness);
   return row && rowToUser(row);
@@ -176,9 +206,12 @@ function matchingUsers(db: Kysely<DB>, orgId: string, query: ListQuery) {
   return query.where ? base.where(query.where) : base;
 }
 
-/** The rows of one page, in the direction they are read (tests EXPLAIN it). */
-export function userPageQuery(db: Kysely<DB>, orgId: string, query: ListQuery) {
-  return pageRows(matchingUsers(db, orgId, query).select(visible), 'users', query);
+/**
+ * The rows of one page, in the direction they are read (tests EXPLAIN it), with each user's groups
+ * when `groups` says the response carries them.
+ */
+export function userPageQuery(db: Kysely<DB>, orgId: string, query: ListQuery, groups = false) {
+  return pageRows(matchingUsers(db, orgId, query).select(groups ? withGroups : visible), 'users', query);
 }
 
 /** One page of the organization's users that match the query, and how many match in all. */
@@ -186,6 +219,7 @@ export async function listUsers(
   db: Kysely<DB>,
   orgId: string,
   query: ListQuery,
+  options: { groups: boolean },
 ): Promise<ListResult<StoredUser>> {
   return collectPage(
     query,
@@ -193,7 +227,7 @@ export async function listUsers(
       matchingUsers(db, orgId, query)
         .select((eb) => eb.fn.countAll<string>().as('total'))
         .executeTakeFirstOrThrow(),
-    () => userPageQuery(db, orgId, query).execute(),
+    () => userPageQuery(db, orgId, query, options.groups).execute(),
     rowToUser,
   );
 }

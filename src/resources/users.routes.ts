@@ -13,13 +13,9 @@ export function registerUserRoutes(router: Router<ScimState>, deps: ScimDeps): v
   const scope = requireScope('users');
   const withGroups = (projection: ProjectionParams) => isReturned(users.userType, projection, 'groups');
 
-  /** Renders a user as the projection asks, reading its groups only when the response carries them. */
-  const render = async (state: ScimState, user: StoredUser, projection: ProjectionParams) => {
-    const groups = withGroups(projection)
-      ? (await users.groupsOfUsers(db, state.org.id, [user.id])).get(user.id)
-      : undefined;
-    return projectAttributes(users.renderUser(user, state.baseUrl, groups), users.userType, projection);
-  };
+  /** Renders a user (read with its groups) as the projection asks. */
+  const render = (state: ScimState, user: StoredUser, projection: ProjectionParams) =>
+    projectAttributes(users.renderUser(user, state.baseUrl), users.userType, projection);
 
   const list = (state: ScimState, params: ListParams) =>
     search(
@@ -43,13 +39,13 @@ export function registerUserRoutes(router: Router<ScimState>, deps: ScimDeps): v
       .transaction()
       .execute((trx) => users.createUser(trx, ctx.state.org.id, ctx.request.body));
     ctx.set('Location', `${ctx.state.baseUrl}/Users/${user.id}`);
-    respond(ctx, 201, await render(ctx.state, user, projection));
+    respond(ctx, 201, render(ctx.state, user, projection));
   });
 
   router.get('/Users/:id', scope, async (ctx) => {
     const projection = projectionFromQuery(ctx.query);
     const user = await users.getUser(db, ctx.state.org.id, ctx.params.id!);
-    respond(ctx, 200, await render(ctx.state, user, projection));
+    respond(ctx, 200, render(ctx.state, user, projection));
   });
 
   router.put('/Users/:id', scope, async (ctx) => {
@@ -57,7 +53,7 @@ export function registerUserRoutes(router: Router<ScimState>, deps: ScimDeps): v
     const user = await db
       .transaction()
       .execute((trx) => users.replaceUser(trx, ctx.state.org.id, ctx.params.id!, ctx.request.body));
-    respond(ctx, 200, await render(ctx.state, user, projection));
+    respond(ctx, 200, render(ctx.state, user, projection));
   });
 
   router.patch('/Users/:id', scope, async (ctx) => {
@@ -69,7 +65,7 @@ export function registerUserRoutes(router: Router<ScimState>, deps: ScimDeps): v
     // attributes, which RFC 7644 §3.5.2 answers with 200 and the resource.
     const projected = projection.attributes !== undefined || projection.excludedAttributes !== undefined;
     if (prefersMinimal(ctx.get('prefer')) && !projected) return respond(ctx, 204);
-    respond(ctx, 200, await render(ctx.state, user, projection));
+    respond(ctx, 200, render(ctx.state, user, projection));
   });
 
   router.delete('/Users/:id', scope, async (ctx) => {

@@ -4,9 +4,8 @@ import type { Kysely } from 'kysely';
 import type { DB, DeprovisioningMode } from '../db/tables.js';
 import { NotFoundError } from '../http/scim-errors.js';
 import { ENTERPRISE_USER_SCHEMA_URN, resourceTypes, USER_SCHEMA_URN } from '../schema/registry.js';
-import { listGroupsOfUsers, removeFromAllGroups } from './groups.repository.js';
+import { removeFromAllGroups } from './groups.repository.js';
 import { sameJson } from './json.js';
-import { withRelated } from './listing.js';
 import { applyPatch } from './patch.js';
 import { parsePatchRequest } from './patch-request.js';
 import type { Searchable } from './search.service.js';
@@ -15,17 +14,9 @@ import { type ScimResource, validateResource } from './validate.js';
 
 export const userType = resourceTypes.User;
 
-export interface UserGroup {
-  readonly groupId: string;
-  readonly displayName: string;
-}
-
-/** `groups` is the user's memberships (RFC 7643 §4.1.2), passed when the response carries it. */
-export function renderUser(
-  user: repo.StoredUser,
-  baseUrl: string,
-  groups?: readonly UserGroup[],
-): ScimResource {
+/** `groups` (RFC 7643 §4.1.2) appears when the user was read with its memberships and has some. */
+export function renderUser(user: repo.StoredUser, baseUrl: string): ScimResource {
+  const { groups } = user;
   const { [ENTERPRISE_USER_SCHEMA_URN]: enterprise, ...core } = user.attributes;
   return {
     schemas: enterprise ? [USER_SCHEMA_URN, ENTERPRISE_USER_SCHEMA_URN] : [USER_SCHEMA_URN],
@@ -49,11 +40,6 @@ export function renderUser(
       location: `${baseUrl}/Users/${user.id}`,
     },
   };
-}
-
-/** The groups of some users, read only when a response carries `groups`. */
-export function groupsOfUsers(db: Kysely<DB>, orgId: string, userIds: readonly string[]) {
-  return listGroupsOfUsers(db, orgId, userIds);
 }
 
 /**
@@ -139,16 +125,12 @@ export const searchableUsers = (
   orgId: string,
   baseUrl: string,
   withGroups: boolean,
-): Searchable<{ item: repo.StoredUser; related: UserGroup[] | undefined }> => ({
+): Searchable<repo.StoredUser> => ({
   type: userType,
   storage: repo.userStorage,
   createdColumn: 'created_at',
-  fetch: async (query) =>
-    withRelated(
-      await repo.listUsers(db, orgId, query),
-      withGroups ? (ids) => listGroupsOfUsers(db, orgId, ids) : undefined,
-    ),
-  render: ({ item, related }) => renderUser(item, baseUrl, related),
+  fetch: (query) => repo.listUsers(db, orgId, query, { groups: withGroups }),
+  render: (user) => renderUser(user, baseUrl),
 });
 
 function userNotFound(id: string): NotFoundError {

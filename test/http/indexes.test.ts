@@ -29,6 +29,22 @@ useHarness(async (h) => {
       from generate_series(1, ${SEEDED}) as i`.execute(h.database.db);
   }
   await sql`analyze users`.execute(h.database.db);
+  // Groups of the first organization, five members each, so user plans meet real membership rows.
+  const db = h.database.db;
+  await sql`
+    insert into groups (org_id, id, display_name, external_id, data, created_at, updated_at)
+    select ${t.orgId}::uuid, gen_random_uuid(), 'Group ' || i, 'g-' || i,
+           jsonb_build_object('displayName', 'Group ' || i), now(), now()
+    from generate_series(1, ${SEEDED}) as i`.execute(db);
+  // Every group gets five members.
+  await sql`
+    insert into group_members (org_id, group_id, user_id, created_at)
+    select g.org_id, g.id, u.id, now()
+    from (select org_id, id, row_number() over (order by id) as n from groups where org_id = ${t.orgId}::uuid) g
+    join (select id, row_number() over (order by id) as n from users where org_id = ${t.orgId}::uuid) u
+      on u.n between (g.n * 5) % ${SEEDED} and (g.n * 5) % ${SEEDED} + 4`.execute(db);
+  await sql`analyze groups`.execute(db);
+  await sql`analyze group_members`.execute(db);
 });
 
 async function plan(
@@ -37,18 +53,52 @@ async function plan(
 ) {
   const where = compileFilter(resolveFilter(parseFilter(filter), resourceTypes.User), userStorage);
   const sort = resolveSort(resourceTypes.User, query.sortBy);
-  const compiled = userPageQuery(harness.database.db, t.orgId, {
-    where,
-    sortKey: compileSortKey(sort, userStorage, 'created_at'),
-    descending: false,
-    page: query.cursorAfter
-      ? { kind: 'keyset', after: query.cursorAfter, backwards: false, limit: 100 }
-      : { kind: 'offset', offset: 0, limit: 100 },
-  }).compile();
+  const compiled = userPageQuery(
+    harness.database.db,
+    t.orgId,
+    {
+      where,
+      sortKey: compileSortKey(sort, userStorage, 'created_at'),
+      descending: false,
+      page: query.cursorAfter
+        ? { kind: 'keyset', after: query.cursorAfter, backwards: false, limit: 100 }
+        : { kind: 'offset', offset: 0, limit: 100 },
+      // As the server runs it when the response carries `groups`: each user's memberships in a subquery.
+    },
+    true,
+  ).compile();
   const result = await harness.database.db.executeQuery<{ 'QUERY PLAN': unknown }>(
     CompiledQuery.raw(`explain (format json) ${compiled.sql}`, [...compiled.parameters]),
   );
   return JSON.stringify(result.rows[0]!['QUERY PLAN']);
+}
+
+interface PlanNode {
+  'Node Type': string;
+  'Parent Relationship'?: string;
+  Plans?: PlanNode[];
+}
+
+/** The node types of a plan's own tree, leaving out its subplans (each user's groups). */
+function outerNodeTypes(text: string): string[] {
+  const walk = (node: PlanNode): string[] => [
+    node['Node Type'],
+    ...(node.Plans ?? []).filter((c) => c['Parent Relationship'] !== 'SubPlan').flatMap(walk),
+  ];
+  return walk((JSON.parse(text) as { Plan: PlanNode }[])[0]!.Plan);
+}
+
+/** The subplans of a plan, as text. */
+function subPlans(text: string): string {
+  const found: PlanNode[] = [];
+  const walk = (node: PlanNode): void => {
+    for (const child of node.Plans ?? []) {
+      if (child['Parent Relationship'] === 'SubPlan') found.push(child);
+      else walk(child);
+    }
+  };
+  walk((JSON.parse(text) as { Plan: PlanNode }[])[0]!.Plan);
+  return JSON.stringify(found);
 }
 
 it.each([
@@ -72,7 +122,14 @@ it('a cursor page deep into the organization reads the creation-order index, not
   expect(text).toContain('users_org_created');
   // A range on the index (the keyset), not a walk from the start that filters rows out.
   expect(text).toMatch(/"Index Cond":"[^"]*created_at[^"]*"/);
-  expect(text).not.toMatch(/"Node Type":"Sort"/);
+  expect(outerNodeTypes(text)).not.toContain('Sort');
+});
+
+it("reads each listed user's groups through the membership index, in the same query", async () => {
+  const text = await plan('userName eq "user42@corp.example"');
+  const groups = subPlans(text);
+  expect(groups).toContain('group_members_org_user');
+  expect(groups).not.toMatch(/"Node Type":"Seq Scan"/);
 });
 
 it('answers the seeded lookups over HTTP', async () => {
@@ -90,20 +147,6 @@ describe('groups', () => {
 
   beforeAll(async () => {
     const db = harness.database.db;
-    await sql`
-      insert into groups (org_id, id, display_name, external_id, data, created_at, updated_at)
-      select ${t.orgId}::uuid, gen_random_uuid(), 'Group ' || i, 'g-' || i,
-             jsonb_build_object('displayName', 'Group ' || i), now(), now()
-      from generate_series(1, ${SEEDED}) as i`.execute(db);
-    // Every group gets five members.
-    await sql`
-      insert into group_members (org_id, group_id, user_id, created_at)
-      select g.org_id, g.id, u.id, now()
-      from (select org_id, id, row_number() over (order by id) as n from groups where org_id = ${t.orgId}::uuid) g
-      join (select id, row_number() over (order by id) as n from users where org_id = ${t.orgId}::uuid) u
-        on u.n between (g.n * 5) % ${SEEDED} and (g.n * 5) % ${SEEDED} + 4`.execute(db);
-    await sql`analyze groups`.execute(db);
-    await sql`analyze group_members`.execute(db);
     const row = await sql<{
       group_id: string;
       user_id: string;
