@@ -22,8 +22,18 @@ export function preparingPool(pool: pg.Pool): PostgresPool {
     }
     return name;
   };
+  // One wrapper per pooled connection, so Kysely recognises a connection it has seen before.
+  const wrapped = new WeakMap<pg.PoolClient, PostgresPoolClient>();
   return {
-    connect: async () => wrap(await pool.connect(), nameOf),
+    connect: async () => {
+      const client = await pool.connect();
+      let wrapper = wrapped.get(client);
+      if (!wrapper) {
+        wrapper = wrap(client, nameOf);
+        wrapped.set(client, wrapper);
+      }
+      return wrapper;
+    },
     end: () => pool.end(),
   };
 }

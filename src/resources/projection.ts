@@ -123,34 +123,71 @@ function narrow(value: unknown, attr: AttributeDef, subs: Set<string>, mode: Pro
   return Array.isArray(value) ? value.map(one) : one(value);
 }
 
+interface Layout {
+  /** id, then the core schema's attributes. */
+  readonly core: readonly AttributeDef[];
+  readonly extensions: ReturnType<typeof extensionSchemasOf>;
+  readonly meta: readonly AttributeDef[];
+}
+
+const layouts = new WeakMap<ResourceTypeDef, Layout>();
+
+/** The order a resource is written in, per type, worked out once. */
+function layoutOf(type: ResourceTypeDef): Layout {
+  let layout = layouts.get(type);
+  if (!layout) {
+    const [id, meta] = commonAttributes;
+    layout = {
+      core: [id!, ...coreSchemaOf(type).attributes],
+      extensions: extensionSchemasOf(type),
+      meta: [meta!],
+    };
+    layouts.set(type, layout);
+  }
+  return layout;
+}
+
+/**
+ * Applies attributes/excludedAttributes and the `returned` characteristics to rendered resources:
+ * the parameters are read once, and the function serves every resource of a response.
+ */
+export function projector(
+  type: ResourceTypeDef,
+  params: ProjectionParams = {},
+): (resource: ScimResource) => ScimResource {
+  const projection = compile(type, params);
+  const { core, extensions, meta } = layoutOf(type);
+  const common = projection.selection.get('');
+  return (resource) => {
+    // Output order: schemas, id, core attributes, extensions, meta.
+    const out: ScimResource = { schemas: resource.schemas };
+    Object.assign(out, projectObject(resource, core, projection, common, false));
+    for (const schema of extensions) {
+      const value = resource[schema.id];
+      if (typeof value !== 'object' || value === null) continue;
+      const whole = projection.wholeSchemas.has(schema.id);
+      if (projection.mode === 'excluded' && whole) continue;
+      const projected = projectObject(
+        value as Record<string, unknown>,
+        schema.attributes,
+        projection,
+        projection.selection.get(schema.id),
+        whole,
+      );
+      if (Object.keys(projected).length > 0) out[schema.id] = projected;
+    }
+    Object.assign(out, projectObject(resource, meta, projection, common, false));
+    return out;
+  };
+}
+
 /** Applies attributes/excludedAttributes and the `returned` characteristics to a rendered resource. */
 export function projectAttributes(
   resource: ScimResource,
   type: ResourceTypeDef,
   params: ProjectionParams = {},
 ): ScimResource {
-  const projection = compile(type, params);
-  // Output order: schemas, id, core attributes, extensions, meta.
-  const [id, meta] = commonAttributes;
-  const core = [id!, ...coreSchemaOf(type).attributes];
-  const out: ScimResource = { schemas: resource.schemas };
-  Object.assign(out, projectObject(resource, core, projection, projection.selection.get(''), false));
-  for (const schema of extensionSchemasOf(type)) {
-    const value = resource[schema.id];
-    if (typeof value !== 'object' || value === null) continue;
-    const whole = projection.wholeSchemas.has(schema.id);
-    if (projection.mode === 'excluded' && whole) continue;
-    const projected = projectObject(
-      value as Record<string, unknown>,
-      schema.attributes,
-      projection,
-      projection.selection.get(schema.id),
-      whole,
-    );
-    if (Object.keys(projected).length > 0) out[schema.id] = projected;
-  }
-  Object.assign(out, projectObject(resource, [meta!], projection, projection.selection.get(''), false));
-  return out;
+  return projector(type, params)(resource);
 }
 
 /**

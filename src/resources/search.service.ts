@@ -12,7 +12,7 @@ import { type Cursor, decodeCursor, encodeCursor, queryFingerprint } from './cur
 import type { ListParams } from './list-params.js';
 import { LIST_RESPONSE_URN, listResponse } from './list-response.js';
 import type { Listed, ListQuery, ListResult } from './listing.js';
-import { projectAttributes } from './projection.js';
+import { projector } from './projection.js';
 import type { ScimResource } from './validate.js';
 
 export interface Searchable<T> {
@@ -48,8 +48,8 @@ export async function search<T>(
   now = new Date(),
 ): Promise<ScimResource> {
   const { where, sort, sortKey } = prepare(source, params);
-  const project = (listed: Listed<T>[]) =>
-    listed.map((l) => projectAttributes(source.render(l.item), source.type, params.projection));
+  const projectOne = projector(source.type, params.projection);
+  const project = (listed: Listed<T>[]) => listed.map((l) => projectOne(source.render(l.item)));
   const paging = params.paging;
 
   if (paging.kind === 'index') {
@@ -136,8 +136,8 @@ export async function searchAcross(
     });
     total += result.total;
     skip = Math.max(0, skip - result.total);
-    for (const l of result.items)
-      resources.push(projectAttributes(source.render(l.item), source.type, params.projection));
+    const projectOne = projector(source.type, params.projection);
+    for (const l of result.items) resources.push(projectOne(source.render(l.item)));
   }
   return listResponse(resources, total, paging.startIndex);
 }
