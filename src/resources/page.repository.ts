@@ -1,6 +1,6 @@
 // The part of a list query every resource type shares: order by the sort key then the id, an offset
 // or keyset page, and the total. Each repository supplies its own filtered base query.
-import { type SelectQueryBuilder, sql } from 'kysely';
+import { type AliasedRawBuilder, type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import { keysetAfter, orderBy } from '../filter/sort.js';
 import type { ListQuery, ListResult } from './listing.js';
 
@@ -22,12 +22,39 @@ export function pageRows<D, TB extends keyof D, O>(
   const id = sql.ref(`${table}.id`);
   let paged = rows
     .select(sql<string | null>`(${sortKey.expr})::text`.as('sort_value'))
+    .select(sql`${sortKey.expr}`.as('sort_key'))
     .orderBy(sql`${sortKey.expr} ${order.key}`)
     .orderBy(sql`${id} ${order.id}`);
   if (page.kind === 'offset') return paged.offset(page.offset).limit(page.limit);
   if (page.after) paged = paged.where(keysetAfter(sortKey, id, descending, page.after));
   // One row more than the page says whether there is more.
   return paged.limit(page.limit + 1);
+}
+
+/**
+ * Adds columns worked out per row of a page, such as a user's groups, once the page is cut: in the
+ * page query itself Postgres would compute them for every row that OFFSET skips or a sort reads.
+ * The page is read again in its own order (its sort key, then id), so nothing depends on how
+ * Postgres returns a subquery's rows.
+ */
+export function decoratePage<D>(
+  db: Kysely<D>,
+  // biome-ignore lint/suspicious/noExplicitAny: any paged query of pageRows, whatever it selects.
+  paged: SelectQueryBuilder<any, any, any>,
+  table: string,
+  query: ListQuery,
+  columns: readonly AliasedRawBuilder<unknown, string>[],
+) {
+  const { page } = query;
+  const descending = page.kind === 'keyset' && page.backwards ? !query.descending : query.descending;
+  const order = orderBy(descending);
+  // biome-ignore lint/suspicious/noExplicitAny: the page's columns are the caller's to type.
+  return (db as Kysely<any>)
+    .selectFrom(paged.as(table))
+    .selectAll(table)
+    .select(columns)
+    .orderBy(sql`${sql.ref(`${table}.sort_key`)} ${order.key}`)
+    .orderBy(sql`${sql.ref(`${table}.id`)} ${order.id}`);
 }
 
 /** Runs the count and the page together and shapes the result. */

@@ -5,7 +5,7 @@ import type { DB, UsersTable } from '../db/tables.js';
 import type { StorageMapping } from '../filter/storage.js';
 import { UniquenessError } from '../http/scim-errors.js';
 import type { ListQuery, ListResult } from './listing.js';
-import { collectPage, pageRows } from './page.repository.js';
+import { collectPage, decoratePage, pageRows } from './page.repository.js';
 import type { ScimResource } from './validate.js';
 
 /** A group the user belongs to (RFC 7643 §4.1.2 `groups`). */
@@ -22,6 +22,8 @@ export interface StoredUser {
   /** The user's groups in display order, read in the same statement; undefined when not asked for. */
   readonly groups: readonly UserGroup[] | undefined;
 }
+
+type PagedUserRow = UserRow & { sort_value: string | null };
 
 type UserRow = Pick<Selectable<UsersTable>, 'id' | 'data' | 'created_at' | 'updated_at'> & {
   groups?: UserGroup[];
@@ -211,7 +213,9 @@ function matchingUsers(db: Kysely<DB>, orgId: string, query: ListQuery) {
  * when `groups` says the response carries them.
  */
 export function userPageQuery(db: Kysely<DB>, orgId: string, query: ListQuery, groups = false) {
-  return pageRows(matchingUsers(db, orgId, query).select(groups ? withGroups : visible), 'users', query);
+  if (!groups) return pageRows(matchingUsers(db, orgId, query).select(visible), 'users', query);
+  const paged = pageRows(matchingUsers(db, orgId, query).select([...visible, 'org_id']), 'users', query);
+  return decoratePage(db, paged, 'users', query, [groupsOfUser]);
 }
 
 /** One page of the organization's users that match the query, and how many match in all. */
@@ -227,7 +231,7 @@ export async function listUsers(
       matchingUsers(db, orgId, query)
         .select((eb) => eb.fn.countAll<string>().as('total'))
         .executeTakeFirstOrThrow(),
-    () => userPageQuery(db, orgId, query, options.groups).execute(),
+    async () => (await userPageQuery(db, orgId, query, options.groups).execute()) as PagedUserRow[],
     rowToUser,
   );
 }

@@ -132,6 +132,32 @@ it("reads each listed user's groups through the membership index, in the same qu
   expect(groups).not.toMatch(/"Node Type":"Seq Scan"/);
 });
 
+it("works out users' groups only for the rows of the page, not for the rows OFFSET skips", async () => {
+  const where = compileFilter(resolveFilter(parseFilter('userName pr'), resourceTypes.User), userStorage);
+  const compiled = userPageQuery(
+    harness.database.db,
+    t.orgId,
+    {
+      where,
+      sortKey: compileSortKey(resolveSort(resourceTypes.User), userStorage, 'created_at'),
+      descending: false,
+      page: { kind: 'offset', offset: 4000, limit: 100 },
+    },
+    true,
+  ).compile();
+  const result = await harness.database.db.executeQuery<{ 'QUERY PLAN': unknown }>(
+    CompiledQuery.raw(`explain (analyze, format json) ${compiled.sql}`, [...compiled.parameters]),
+  );
+  const loops: number[] = [];
+  const walk = (node: PlanNode & { 'Actual Loops'?: number }) => {
+    if (node['Parent Relationship'] === 'SubPlan') loops.push(node['Actual Loops']!);
+    for (const child of node.Plans ?? []) walk(child);
+  };
+  walk((result.rows[0]!['QUERY PLAN'] as { Plan: PlanNode }[])[0]!.Plan);
+  expect(loops.length).toBeGreaterThan(0);
+  for (const n of loops) expect(n).toBeLessThanOrEqual(100);
+});
+
 it('answers the seeded lookups over HTTP', async () => {
   const res = await t.get('/Users?filter=userName%20eq%20%22User42@Corp.Example%22').expect(200);
   expect(res.body.totalResults).toBe(1);
