@@ -70,7 +70,7 @@ function rethrowUniqueness(error: unknown): never {
 }
 
 const visible = ['id', 'data', 'created_at', 'updated_at'] as const;
-/** What a single user's read or write returns: the row and its groups. */
+/** What reading one user returns: the row and its groups. */
 const withGroups = [...visible, groupsOfUser] as const;
 
 export async function insertUser(
@@ -108,6 +108,7 @@ export async function findUser(
   return row && rowToUser(row);
 }
 
+/** Writes the user's attributes; its groups are not read again (the caller's locked read has them). */
 export async function replaceUser(
   db: Kysely<DB>,
   orgId: string,
@@ -121,7 +122,7 @@ export async function replaceUser(
     .where('org_id', '=', orgId)
     .where('id', '=', id)
     .where('deprovisioned_at', 'is', null)
-    .returning(withGroups)
+    .returning(visible)
     .executeTakeFirst()
     .catch(rethrowUniqueness);
   return row && rowToUser(row);

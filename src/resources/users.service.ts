@@ -76,7 +76,8 @@ export async function replaceUser(
   if (!current) throw userNotFound(id);
   const replaced = await repo.replaceUser(db, orgId, id, attributes, new Date());
   if (!replaced) throw userNotFound(id);
-  return replaced;
+  // A write to the user leaves its memberships as the locked read found them.
+  return { ...replaced, groups: current.groups };
 }
 
 /**
@@ -97,7 +98,7 @@ export async function patchUser(
   if (sameJson(next, current.attributes)) return current;
   const updated = await repo.replaceUser(db, orgId, id, next, new Date());
   if (!updated) throw userNotFound(id);
-  return updated;
+  return { ...updated, groups: current.groups };
 }
 
 /**

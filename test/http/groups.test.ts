@@ -1300,6 +1300,8 @@ describe('User.groups', () => {
     ]) {
       const res = await t.patch(`/Users/${id}`, patchOp(op));
       expect(res.status, `${JSON.stringify(op)}: ${res.text}`).toBe(200);
+      // The response carries the memberships too, whether or not the PATCH changed the user.
+      expect(res.body.groups).toEqual([entry(beta)]);
       expect(await groupsOf(id)).toEqual([entry(beta)]);
     }
     for (const op of [
