@@ -9,6 +9,11 @@ interface PagedRow {
   sort_value: string | null;
 }
 
+/** The order a page is read in: reading backwards runs it in reverse (the caller turns the rows round). */
+function readsDescending(query: ListQuery): boolean {
+  return query.page.kind === 'keyset' && query.page.backwards ? !query.descending : query.descending;
+}
+
 /** Orders and pages the rows of `table`, selecting the sort key as text for cursors. */
 export function pageRows<D, TB extends keyof D, O>(
   rows: SelectQueryBuilder<D, TB, O>,
@@ -16,8 +21,7 @@ export function pageRows<D, TB extends keyof D, O>(
   query: ListQuery,
 ) {
   const { page, sortKey } = query;
-  // Reading backwards runs the order in reverse; the caller turns the rows round again.
-  const descending = page.kind === 'keyset' && page.backwards ? !query.descending : query.descending;
+  const descending = readsDescending(query);
   const order = orderBy(descending);
   const id = sql.ref(`${table}.id`);
   let paged = rows
@@ -45,9 +49,7 @@ export function decoratePage<D>(
   query: ListQuery,
   columns: readonly AliasedRawBuilder<unknown, string>[],
 ) {
-  const { page } = query;
-  const descending = page.kind === 'keyset' && page.backwards ? !query.descending : query.descending;
-  const order = orderBy(descending);
+  const order = orderBy(readsDescending(query));
   // biome-ignore lint/suspicious/noExplicitAny: the page's columns are the caller's to type.
   return (db as Kysely<any>)
     .selectFrom(paged.as(table))
