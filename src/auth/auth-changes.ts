@@ -7,6 +7,7 @@ import type { Database, Listening } from '../db/database.js';
 import type { DB } from '../db/tables.js';
 import type { Logger } from '../log.js';
 import type { TokenChecks } from './scim-auth.js';
+import { TOKEN_CACHE_TTL_MS } from './token-cache.js';
 
 export const AUTH_CHANGES_CHANNEL = 'scimd_auth_changes';
 
@@ -31,7 +32,9 @@ export function followAuthChanges(
     (why) => {
       checks.clear();
       if (why === 'lost')
-        logger.warn('lost the connection that hears admin changes; token checks are trusted 5 s at most');
+        logger.warn(
+          `lost the connection that hears admin changes; token checks are trusted ${TOKEN_CACHE_TTL_MS / 1000} s at most`,
+        );
       else logger.debug('listening for admin changes to token checks');
     },
   );

@@ -23,10 +23,11 @@ export class TokenCache<T> {
 
   /** `key` must identify the whole credential (a hash of the secret), never only its prefix. */
   get(orgId: string, key: string, nowMs: number): T | undefined {
-    const entry = this.#entries.get(cacheKey(orgId, key));
+    const id = cacheKey(orgId, key);
+    const entry = this.#entries.get(id);
     if (!entry) return undefined;
     if (entry.until <= nowMs) {
-      this.#entries.delete(cacheKey(orgId, key));
+      this.#entries.delete(id);
       return undefined;
     }
     return entry.value;
