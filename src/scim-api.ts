@@ -1,5 +1,6 @@
 // Everything under {PUBLIC_URL}/scim/v2/{orgId}: one error boundary that renders every failure as a
-// SCIM error (RFC 7644 §3.12), then authentication, routing checks, content type, body, and routes.
+// SCIM error (RFC 7644 §3.12), then authentication, then the router: content type and body for the
+// route that matched, then the route. A path no route takes is a 404 or a 405.
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { recordAudit } from './audit/audit.js';
@@ -38,6 +39,18 @@ function buildRouter(deps: ScimDeps): Router<ScimState> {
   // Routes match case-insensitively and with or without a trailing slash (`/users`, `/Users/`):
   // the Microsoft collection sends both.
   const router = new Router<ScimState>({ prefix: '/scim/v2/:orgId', sensitive: false, strict: false });
+  // Runs first, and only when a route matched (so an unknown path is a 404 whatever its body).
+  const readBody = jsonBodyReader();
+  router.use(async (ctx, next) => {
+    if (BODY_METHODS.has(ctx.method)) {
+      const type = ctx.get('content-type');
+      if (type && !ctx.is(JSON_TYPES)) throw new UnsupportedMediaTypeError(type.split(';')[0]!.trim());
+      const failure = await readBody(ctx);
+      if (failure === 'tooLarge') throw new PayloadTooLargeError(BODY_LIMIT);
+      if (failure === 'invalidJson') throw new InvalidSyntaxError('The request body is not valid JSON');
+    }
+    await next();
+  });
   registerDiscoveryRoutes(router);
   registerUserRoutes(router, deps);
   registerGroupRoutes(router, deps);
@@ -53,7 +66,6 @@ function buildRouter(deps: ScimDeps): Router<ScimState> {
 export function scimApi(deps: ScimApiDeps): Middleware {
   const router = buildRouter(deps);
   const routes = router.routes();
-  const readBody = jsonBodyReader();
 
   return async (ctx, next) => {
     const match = SCIM_PATH.exec(ctx.path);
@@ -75,17 +87,16 @@ export function scimApi(deps: ScimApiDeps): Middleware {
       state.scopes = token.scopes;
       state.baseUrl = `${deps.publicUrl}/scim/v2/${encodeURIComponent(orgId)}`;
 
-      const route = checkRoute(router, ctx);
-      if (route.kind === 'notFound') throw new NotFoundError(`No SCIM endpoint at ${ctx.path}`);
-      if (route.kind === 'methodNotAllowed') throw new MethodNotAllowedError(ctx.method, route.allowed);
-      if (BODY_METHODS.has(ctx.method)) {
-        const type = ctx.get('content-type');
-        if (type && !ctx.is(JSON_TYPES)) throw new UnsupportedMediaTypeError(type.split(';')[0]!.trim());
-        const failure = await readBody(ctx);
-        if (failure === 'tooLarge') throw new PayloadTooLargeError(BODY_LIMIT);
-        if (failure === 'invalidJson') throw new InvalidSyntaxError('The request body is not valid JSON');
+      let routed = true;
+      await routes(ctx as Parameters<typeof routes>[0], async () => {
+        routed = false;
+      });
+      if (!routed) {
+        // The router found no route (it calls next): say why, matching the path once more.
+        const route = checkRoute(router, ctx);
+        if (route.kind === 'methodNotAllowed') throw new MethodNotAllowedError(ctx.method, route.allowed);
+        throw new NotFoundError(`No SCIM endpoint at ${ctx.path}`);
       }
-      await routes(ctx as Parameters<typeof routes>[0], async () => {});
     } catch (error) {
       renderError(ctx, error, deps.logger);
     }

@@ -2,6 +2,7 @@
 // outcome, under which request id. Never a secret and never an attribute value.
 import type { Kysely } from 'kysely';
 import { isUuid } from '../db/ids.js';
+import { shapes, slots } from '../db/shapes.js';
 import type { DB } from '../db/tables.js';
 
 export interface AuditEntry {
@@ -30,19 +31,18 @@ export interface AuditEvent {
 /** Writes one entry. An organization that no longer exists has no log to write to. */
 export async function recordAudit(db: Kysely<DB>, entry: AuditEntry, at = new Date()): Promise<void> {
   if (!isUuid(entry.orgId)) return;
+  const row = {
+    org_id: entry.orgId,
+    at,
+    actor: entry.actor,
+    action: entry.action,
+    resource_type: entry.resourceType ?? null,
+    resource_id: entry.resourceId?.slice(0, 200) ?? null,
+    status: entry.status,
+    request_id: entry.requestId ?? null,
+  };
   await db
-    .insertInto('audit_events')
-    .values({
-      org_id: entry.orgId,
-      at,
-      actor: entry.actor,
-      action: entry.action,
-      resource_type: entry.resourceType ?? null,
-      resource_id: entry.resourceId?.slice(0, 200) ?? null,
-      status: entry.status,
-      request_id: entry.requestId ?? null,
-    })
-    .execute()
+    .executeQuery(shapes.compile('audit.insert', row, () => db.insertInto('audit_events').values(slots(row))))
     .catch((error: { code?: string }) => {
       // 23503: the organization is gone (deleted, or never existed): nothing to record it in.
       if (error.code !== '23503') throw error;

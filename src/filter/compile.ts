@@ -1,8 +1,11 @@
 // compile: a resolved filter → one SQL boolean expression over the resource's table, through the
 // table's StorageMapping. Comparisons follow the schema: caseExact false compares lower() on both
 // sides; ordering on text uses the "C" collation (code point order, the same on every Postgres).
+// Comparison values enter the SQL as slots (db/shapes.ts), so one compiled list query serves every
+// filter of the same shape.
 import { type RawBuilder, type SqlBool, sql } from 'kysely';
 import { isUuid } from '../db/ids.js';
+import { Bindings, type SlotValues } from '../db/shapes.js';
 import { InvalidFilterError } from '../http/scim-errors.js';
 import type { AttributeDef } from '../schema/types.js';
 import type { CompareOp } from './ast.js';
@@ -75,8 +78,18 @@ export function pathKey(target: {
   return `${target.extension ? `${target.schema}:` : ''}${target.attribute.name}${target.sub ? `.${target.sub.name}` : ''}`;
 }
 
+/** Binds a comparison value: the parameter the SQL holds in its place. */
+type Bind = (value: unknown) => unknown;
+
 export class FilterCompiler {
-  constructor(private readonly storage: StorageMapping) {}
+  private readonly bind: Bind;
+
+  constructor(
+    private readonly storage: StorageMapping,
+    bindings = new Bindings('f'),
+  ) {
+    this.bind = (value) => bindings.bind(value);
+  }
 
   private get data(): Sql {
     return sql.ref(`${this.storage.table}.${this.storage.data}`);
@@ -123,7 +136,7 @@ export class FilterCompiler {
         // Two-valued logic: a comparison on an absent attribute is false, so its negation is true.
         return sql<SqlBool>`not coalesce(${this.compile(filter.filter, source, owner)}, false)`;
       case 'compare':
-        return compareScalar(this.scalar(filter.target, source, owner), filter.op, filter.value);
+        return compareScalar(this.scalar(filter.target, source, owner), filter.op, filter.value, this.bind);
       case 'present': {
         const target = filter.target;
         if (target.kind === 'multiValued') return this.anyElement(target);
@@ -156,7 +169,7 @@ export class FilterCompiler {
     // The GIN index on scim_ci_values(data->'emails') finds candidates; EXISTS keeps the correlation.
     return probe === undefined
       ? exists
-      : sql<SqlBool>`(scim_ci_values(${array}) @> array[lower(${probe})] and ${exists})`;
+      : sql<SqlBool>`(scim_ci_values(${array}) @> array[lower(${this.bind(probe)})] and ${exists})`;
   }
 }
 
@@ -182,15 +195,20 @@ function escapeLike(value: string): string {
   return value.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
-function param(value: Comparable, type: SqlType): Sql {
-  if (value instanceof Date) return sql`${value.toISOString()}::timestamptz`;
-  if (type === 'text') return sql`${String(value)}`;
-  return sql`${value}::${sql.raw(type)}`;
+function param(value: Comparable, type: SqlType, bind: Bind): Sql {
+  if (value instanceof Date) return sql`${bind(value.toISOString())}::timestamptz`;
+  if (type === 'text') return sql`${bind(String(value))}`;
+  return sql`${bind(value)}::${sql.raw(type)}`;
 }
 
 const ORDER_OPS: Record<'gt' | 'ge' | 'lt' | 'le', string> = { gt: '>', ge: '>=', lt: '<', le: '<=' };
 
-export function compareScalar(scalar: Scalar, op: CompareOp, value: Comparable): RawBuilder<SqlBool> {
+export function compareScalar(
+  scalar: Scalar,
+  op: CompareOp,
+  value: Comparable,
+  bind: Bind,
+): RawBuilder<SqlBool> {
   if (scalar.kind === 'constant') {
     return compareValues(scalar.value, op, value, scalar.caseExact)
       ? sql<SqlBool>`true`
@@ -203,7 +221,7 @@ export function compareScalar(scalar: Scalar, op: CompareOp, value: Comparable):
       // uuid equality ignores case; a caseExact attribute (id) must not.
       const matchable =
         typeof value === 'string' && isUuid(value) && (!scalar.caseExact || value === value.toLowerCase());
-      if (matchable) return sql<SqlBool>`${expr} ${sql.raw(op === 'eq' ? '=' : '<>')} ${value}::uuid`;
+      if (matchable) return sql<SqlBool>`${expr} ${sql.raw(op === 'eq' ? '=' : '<>')} ${bind(value)}::uuid`;
       return op === 'eq' ? sql<SqlBool>`false` : sql<SqlBool>`${expr} is not null`;
     }
     expr = sql`${expr}::text`;
@@ -211,7 +229,8 @@ export function compareScalar(scalar: Scalar, op: CompareOp, value: Comparable):
   }
   const folded = type === 'text' && !scalar.caseExact;
   const left = folded ? sql`lower(${expr})` : expr;
-  const right = folded ? sql`lower(${param(value, type)})` : param(value, type);
+  const bound = param(value, type, bind);
+  const right = folded ? sql`lower(${bound})` : bound;
   switch (op) {
     case 'eq':
       return sql<SqlBool>`${left} = ${right}`;
@@ -222,7 +241,7 @@ export function compareScalar(scalar: Scalar, op: CompareOp, value: Comparable):
     case 'ew': {
       const body = escapeLike(String(value));
       const pattern = op === 'co' ? `%${body}%` : op === 'sw' ? `${body}%` : `%${body}`;
-      const p = folded ? sql`lower(${pattern})` : sql`${pattern}`;
+      const p = folded ? sql`lower(${bind(pattern)})` : sql`${bind(pattern)}`;
       return sql<SqlBool>`${left} like ${p} escape '\\'`;
     }
     default: {
@@ -242,6 +261,13 @@ function presentScalar(scalar: Scalar): RawBuilder<SqlBool> {
     : sql<SqlBool>`${scalar.expr} is not null`;
 }
 
-export function compileFilter(filter: ResolvedFilter, storage: StorageMapping): RawBuilder<SqlBool> {
-  return new FilterCompiler(storage).compile(filter);
+/** A filter as SQL: the condition, with its comparison values in slots named f0, f1, … */
+export interface CompiledFilter {
+  readonly where: RawBuilder<SqlBool>;
+  readonly values: SlotValues;
+}
+
+export function compileFilter(filter: ResolvedFilter, storage: StorageMapping): CompiledFilter {
+  const bindings = new Bindings('f');
+  return { where: new FilterCompiler(storage, bindings).compile(filter), values: bindings.values };
 }

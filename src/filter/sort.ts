@@ -1,6 +1,7 @@
 // sortBy / sortOrder (RFC 7644 §3.4.2.3) and the keyset predicates behind cursor paging (RFC 9865).
 // Every order ends with the id, so it is total and stable; nulls sort last ascending, first descending.
 import { type RawBuilder, type SqlBool, sql } from 'kysely';
+import { slot } from '../db/shapes.js';
 import { InvalidFilterError, InvalidValueError } from '../http/scim-errors.js';
 import { findAttribute, resolveAttributePath } from '../schema/registry.js';
 import type { AttributeDef, ResourceTypeDef } from '../schema/types.js';
@@ -66,6 +67,8 @@ export function resolveSort(type: ResourceTypeDef, sortBy?: string, sortOrder?: 
 }
 
 export interface SortKey {
+  /** Names the order (the sort spec's key) within one resource type: part of a list query's shape. */
+  readonly name: string;
   readonly expr: RawBuilder<unknown>;
   readonly type: SqlType;
   /** Never null (the creation time): the keyset is then a row comparison an index range can serve. */
@@ -74,6 +77,14 @@ export interface SortKey {
 
 /** The expression rows are ordered by (before the id), as the storage holds it. */
 export function compileSortKey(sort: SortSpec, storage: StorageMapping, createdColumn: string): SortKey {
+  return { name: sort.key, ...sortExpression(sort, storage, createdColumn) };
+}
+
+function sortExpression(
+  sort: SortSpec,
+  storage: StorageMapping,
+  createdColumn: string,
+): Omit<SortKey, 'name'> {
   const target = sort.target;
   if (!target)
     return { expr: sql.ref(`${storage.table}.${createdColumn}`), type: 'timestamptz', notNull: true };
@@ -90,7 +101,8 @@ export function compileSortKey(sort: SortSpec, storage: StorageMapping, createdC
     return { expr, type: 'text' };
   }
   const spec = storage.columns[pathKey(target)];
-  if (spec && isConstant(spec)) return { expr: sql`${spec.constant}::text`, type: 'text' };
+  // A constant of the storage mapping (a resource type's name) is written into the SQL as a literal.
+  if (spec && isConstant(spec)) return { expr: sql`${sql.lit(spec.constant)}::text`, type: 'text' };
   let scalar: Scalar;
   try {
     scalar = new FilterCompiler(storage).attributeScalar(target);
@@ -99,7 +111,7 @@ export function compileSortKey(sort: SortSpec, storage: StorageMapping, createdC
       throw new InvalidValueError(`sortBy: ${pathKey(target)} cannot be sorted on`);
     throw error;
   }
-  if (scalar.kind === 'constant') return { expr: sql`${scalar.value}::text`, type: 'text' };
+  if (scalar.kind === 'constant') return { expr: sql`${sql.lit(scalar.value)}::text`, type: 'text' };
   if (scalar.type !== 'text') return { expr: scalar.expr, type: scalar.type };
   return {
     expr: sql`(${scalar.caseExact ? scalar.expr : sql`lower(${scalar.expr})`}) collate "C"`,
@@ -111,29 +123,33 @@ function typed(value: unknown, type: SqlType): RawBuilder<unknown> {
   return type === 'text' ? sql`${value}` : sql`${value}::${sql.raw(type)}`;
 }
 
+/** The slots keysetAfter reads the last row's sort key and id from. */
+export const KEYSET_SLOTS = { value: 'afterValue', id: 'afterId' } as const;
+
 /**
  * Rows strictly after (key, id) in the order `key [desc], id [desc]` with nulls last ascending and
- * first descending. Reading backwards uses the same predicate with the direction flipped.
+ * first descending. Reading backwards uses the same predicate with the direction flipped. The last
+ * row's key and id are read from the slots KEYSET_SLOTS names; whether its key is null shapes the SQL.
  */
 export function keysetAfter(
   key: SortKey,
   idColumn: RawBuilder<unknown>,
   descending: boolean,
-  last: { value: unknown; id: string },
+  lastValueIsNull: boolean,
 ): RawBuilder<SqlBool> {
   const beyond = sql.raw(descending ? '<' : '>');
-  const id = sql`${last.id}::uuid`;
-  if (key.notNull && last.value !== null) {
-    return sql<SqlBool>`(${key.expr}, ${idColumn}) ${beyond} (${typed(last.value, key.type)}, ${id})`;
+  const id = sql`${slot(KEYSET_SLOTS.id)}::uuid`;
+  if (key.notNull && !lastValueIsNull) {
+    return sql<SqlBool>`(${key.expr}, ${idColumn}) ${beyond} (${typed(slot(KEYSET_SLOTS.value), key.type)}, ${id})`;
   }
-  if (last.value === null) {
+  if (lastValueIsNull) {
     // Nulls come last ascending: after a null only nulls with a later id. Descending, nulls come
     // first: after a null come later-id nulls and then every non-null.
     return descending
       ? sql<SqlBool>`((${key.expr} is null and ${idColumn} < ${id}) or ${key.expr} is not null)`
       : sql<SqlBool>`(${key.expr} is null and ${idColumn} > ${id})`;
   }
-  const value = typed(last.value, key.type);
+  const value = typed(slot(KEYSET_SLOTS.value), key.type);
   const tail = descending ? sql`` : sql` or ${key.expr} is null`;
   return sql<SqlBool>`(${key.expr} ${beyond} ${value} or (${key.expr} = ${value} and ${idColumn} ${beyond} ${id})${tail})`;
 }

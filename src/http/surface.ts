@@ -13,8 +13,9 @@ export type RouteCheck =
 export function checkRoute(router: Router<any>, ctx: Context): RouteCheck {
   const matched = router.match(ctx.path, ctx.method);
   if (matched.route) return { kind: 'matched' };
-  if (matched.path.length === 0) return { kind: 'notFound' };
-  return { kind: 'methodNotAllowed', allowed: [...new Set(matched.path.flatMap((layer) => layer.methods))] };
+  // Layers without methods are the router's own middleware (router.use), not routes.
+  const allowed = [...new Set(matched.path.flatMap((layer) => layer.methods))];
+  return allowed.length === 0 ? { kind: 'notFound' } : { kind: 'methodNotAllowed', allowed };
 }
 
 export const BODY_LIMIT = '1mb';

@@ -1,13 +1,15 @@
 // SQL for groups and their members. Membership is one row per (group, user): adding or removing k
 // members costs O(k) whatever the size of the group, and reading a group without its members never
 // touches the member rows.
-import { type Kysely, type RawBuilder, type Selectable, type SqlBool, sql } from 'kysely';
+import { type Kysely, type Selectable, type SqlBool, sql } from 'kysely';
 import { isUuid } from '../db/ids.js';
+import { fill, shapes, slot } from '../db/shapes.js';
 import type { DB, GroupsTable } from '../db/tables.js';
+import type { CompiledFilter } from '../filter/compile.js';
 import type { StorageMapping } from '../filter/storage.js';
 import { UniquenessError } from '../http/scim-errors.js';
 import type { ListQuery, ListResult } from './listing.js';
-import { collectPage, pageRows } from './page.repository.js';
+import { collectPage, compiledList, pageRows } from './page.repository.js';
 import type { ScimResource } from './validate.js';
 
 export interface StoredGroup {
@@ -101,9 +103,16 @@ export async function findGroup(
   options: { forUpdate?: boolean } = {},
 ): Promise<StoredGroup | undefined> {
   if (!isUuid(id)) return undefined;
-  let query = db.selectFrom('groups').select(visible).where('org_id', '=', orgId).where('id', '=', id);
-  if (options.forUpdate) query = query.forUpdate();
-  const row = await query.executeTakeFirst();
+  const forUpdate = options.forUpdate === true;
+  const query = shapes.compile(`groups.find forUpdate=${forUpdate}`, { org: orgId, id }, () => {
+    const read = db
+      .selectFrom('groups')
+      .select(visible)
+      .where('org_id', '=', slot('org'))
+      .where('id', '=', slot('id'));
+    return forUpdate ? read.forUpdate() : read;
+  });
+  const row = (await db.executeQuery(query)).rows[0];
   return row && rowToGroup(row);
 }
 
@@ -136,14 +145,17 @@ export async function deleteGroup(db: Kysely<DB>, orgId: string, id: string): Pr
   return result.numDeletedRows > 0n;
 }
 
-function matchingGroups(db: Kysely<DB>, orgId: string, query: ListQuery) {
-  const base = db.selectFrom('groups').where('org_id', '=', orgId);
-  return query.where ? base.where(query.where) : base;
+/** The organization's groups (its id in the slot `org`) that match the filter. */
+function matchingGroups(db: Kysely<DB>, query: ListQuery) {
+  const base = db.selectFrom('groups').where('org_id', '=', slot('org'));
+  return query.filter ? base.where(query.filter.where) : base;
 }
 
 /** The rows of one page, in the direction they are read (tests EXPLAIN it). */
 export function groupPageQuery(db: Kysely<DB>, orgId: string, query: ListQuery) {
-  return pageRows(matchingGroups(db, orgId, query).select(visible), 'groups', query);
+  return compiledList(db, 'groups', orgId, query, 'page', () =>
+    pageRows(matchingGroups(db, query).select(visible), 'groups', query),
+  );
 }
 
 export async function listGroups(
@@ -153,11 +165,13 @@ export async function listGroups(
 ): Promise<ListResult<StoredGroup>> {
   return collectPage(
     query,
-    () =>
-      matchingGroups(db, orgId, query)
-        .select((eb) => eb.fn.countAll<string>().as('total'))
-        .executeTakeFirstOrThrow(),
-    () => groupPageQuery(db, orgId, query).execute(),
+    async () => {
+      const count = compiledList(db, 'groups', orgId, query, 'count', () =>
+        matchingGroups(db, query).select((eb) => eb.fn.countAll<string>().as('total')),
+      );
+      return (await db.executeQuery(count)).rows[0]!;
+    },
+    async () => (await db.executeQuery(groupPageQuery(db, orgId, query))).rows,
     rowToGroup,
   );
 }
@@ -250,7 +264,7 @@ export async function removeMembers(
   orgId: string,
   groupId: string,
   ids: readonly string[] | undefined,
-  where?: RawBuilder<SqlBool>,
+  filter?: CompiledFilter,
 ): Promise<number> {
   let query = db
     .deleteFrom('group_members as gm')
@@ -261,9 +275,9 @@ export async function removeMembers(
     if (uuids.length === 0) return 0;
     query = query.where('gm.user_id', 'in', uuids);
   }
-  if (where) query = query.where(where);
-  const result = await query.executeTakeFirst();
-  return Number(result.numDeletedRows);
+  if (filter) query = query.where(filter.where);
+  const result = await db.executeQuery(fill(query.compile(), filter?.values ?? {}));
+  return Number(result.numAffectedRows ?? 0);
 }
 
 /** Makes the member set exactly `members`: removes the others, adds the new. */

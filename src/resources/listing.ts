@@ -1,5 +1,5 @@
 // What a repository's list query takes and gives, whatever the resource type.
-import type { RawBuilder, SqlBool } from 'kysely';
+import type { CompiledFilter } from '../filter/compile.js';
 import type { SortKey } from '../filter/sort.js';
 import type { CursorPosition } from './cursor.js';
 
@@ -14,7 +14,8 @@ export type PageRequest =
     };
 
 export interface ListQuery {
-  readonly where: RawBuilder<SqlBool> | undefined;
+  /** The filter's condition and the values in its slots; undefined lists everything. */
+  readonly filter: CompiledFilter | undefined;
   readonly sortKey: SortKey;
   readonly descending: boolean;
   readonly page: PageRequest;

@@ -1,8 +1,21 @@
 // The part of a list query every resource type shares: order by the sort key then the id, an offset
-// or keyset page, and the total. Each repository supplies its own filtered base query.
-import { type AliasedRawBuilder, type Kysely, type SelectQueryBuilder, sql } from 'kysely';
-import { keysetAfter, orderBy } from '../filter/sort.js';
+// or keyset page, and the total. Each repository supplies its own filtered base query, reading the
+// organization from the slot `org`. A list query is compiled once per shape (db/shapes.ts): listShape
+// names what its SQL depends on, listValues fills its slots.
+import {
+  type AliasedRawBuilder,
+  type Compilable,
+  type CompiledQuery,
+  type Kysely,
+  type QueryExecutorProvider,
+  type SelectQueryBuilder,
+  sql,
+} from 'kysely';
+import { Slot, type SlotValues, shapes, slot } from '../db/shapes.js';
+import { KEYSET_SLOTS, keysetAfter, orderBy } from '../filter/sort.js';
 import type { ListQuery, ListResult } from './listing.js';
+
+const PAGE_SLOTS = { offset: 'offset', limit: 'limit' } as const;
 
 interface PagedRow {
   id: string;
@@ -29,10 +42,45 @@ export function pageRows<D, TB extends keyof D, O>(
     .select(sql`${sortKey.expr}`.as('sort_key'))
     .orderBy(sql`${sortKey.expr} ${order.key}`)
     .orderBy(sql`${id} ${order.id}`);
-  if (page.kind === 'offset') return paged.offset(page.offset).limit(page.limit);
-  if (page.after) paged = paged.where(keysetAfter(sortKey, id, descending, page.after));
-  // One row more than the page says whether there is more.
-  return paged.limit(page.limit + 1);
+  const limit = slot<number>(PAGE_SLOTS.limit);
+  if (page.kind === 'offset') return paged.offset(slot<number>(PAGE_SLOTS.offset)).limit(limit);
+  if (page.after) paged = paged.where(keysetAfter(sortKey, id, descending, page.after.value === null));
+  return paged.limit(limit);
+}
+
+/**
+ * The shape of a list query of `table` (db/shapes.ts): everything its SQL depends on except the
+ * values in its slots. `variant` tells apart the queries a repository builds from one ListQuery.
+ */
+function listShape(db: QueryExecutorProvider, table: string, query: ListQuery, variant: string): string {
+  const { page } = query;
+  const paging =
+    page.kind === 'offset'
+      ? 'offset'
+      : page.after === undefined
+        ? 'keyset'
+        : `keyset after ${page.after.value === null ? 'null' : 'value'}`;
+  // The filter's SQL, and the slots in the order it reads them.
+  const filter = query.filter?.where.compile(db);
+  const slots = filter?.parameters.map((p) => (p instanceof Slot ? p.name : '?')).join(',') ?? '';
+  return [table, variant, query.sortKey.name, readsDescending(query), paging, slots, filter?.sql ?? ''].join(
+    '\n',
+  );
+}
+
+/** The values of a list query's slots: the organization's id, the filter's values and the page's. */
+function listValues(orgId: string, query: ListQuery): SlotValues {
+  const { page } = query;
+  return {
+    org: orgId,
+    ...query.filter?.values,
+    // A keyset page reads one row more than it shows, to tell whether there is more.
+    [PAGE_SLOTS.limit]: page.kind === 'offset' ? page.limit : page.limit + 1,
+    ...(page.kind === 'offset' ? { [PAGE_SLOTS.offset]: page.offset } : {}),
+    ...(page.kind === 'keyset' && page.after
+      ? { [KEYSET_SLOTS.value]: page.after.value, [KEYSET_SLOTS.id]: page.after.id }
+      : {}),
+  };
 }
 
 /**
@@ -57,6 +105,21 @@ export function decoratePage<D>(
     .select(columns)
     .orderBy(sql`${sql.ref(`${table}.sort_key`)} ${order.key}`)
     .orderBy(sql`${sql.ref(`${table}.id`)} ${order.id}`);
+}
+
+/**
+ * A list query of `table` for the organization `orgId`, compiled once per shape: `build` runs only for
+ * a shape not seen before. `variant` tells apart the queries a repository builds from one ListQuery.
+ */
+export function compiledList<R>(
+  db: QueryExecutorProvider,
+  table: string,
+  orgId: string,
+  query: ListQuery,
+  variant: string,
+  build: () => Compilable<R>,
+): CompiledQuery<R> {
+  return shapes.compile(listShape(db, table, query, variant), listValues(orgId, query), build);
 }
 
 /** Runs the count and the page together and shapes the result. */

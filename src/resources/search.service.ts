@@ -25,7 +25,7 @@ export interface Searchable<T> {
 }
 
 interface Prepared {
-  readonly where: ListQuery['where'];
+  readonly filter: ListQuery['filter'];
   readonly sort: ReturnType<typeof resolveSort>;
   readonly sortKey: ListQuery['sortKey'];
 }
@@ -33,12 +33,12 @@ interface Prepared {
 /** The filter and order of a search, compiled for one resource type. */
 function prepare<T>(source: Searchable<T>, params: ListParams): Prepared {
   // An empty `filter=` is refused by parseFilter rather than read as "everything".
-  const where =
+  const filter =
     params.filter !== undefined
       ? compileFilter(resolveFilter(parseFilter(params.filter), source.type), source.storage)
       : undefined;
   const sort = resolveSort(source.type, params.sortBy, params.sortOrder);
-  return { where, sort, sortKey: compileSortKey(sort, source.storage, source.createdColumn) };
+  return { filter, sort, sortKey: compileSortKey(sort, source.storage, source.createdColumn) };
 }
 
 export async function search<T>(
@@ -47,14 +47,14 @@ export async function search<T>(
   params: ListParams,
   now = new Date(),
 ): Promise<ScimResource> {
-  const { where, sort, sortKey } = prepare(source, params);
+  const { filter, sort, sortKey } = prepare(source, params);
   const projectOne = projector(source.type, params.projection);
   const project = (listed: Listed<T>[]) => listed.map((l) => projectOne(source.render(l.item)));
   const paging = params.paging;
 
   if (paging.kind === 'index') {
     const result = await source.fetch({
-      where,
+      filter,
       sortKey,
       descending: sort.descending,
       page: { kind: 'offset', offset: paging.startIndex - 1, limit: paging.count },
@@ -69,7 +69,7 @@ export async function search<T>(
       : decodeCursor(paging.cursor, fingerprint, paging.count, org.cursorKey, now);
   const backwards = cursor?.direction === 'previous';
   const result = await source.fetch({
-    where,
+    filter,
     sortKey,
     descending: sort.descending,
     page: { kind: 'keyset', after: cursor?.position, backwards, limit: paging.count },
@@ -129,7 +129,7 @@ export async function searchAcross(
   for (const { source, query } of prepared) {
     const limit = paging.count - resources.length;
     const result = await source.fetch({
-      where: query.where,
+      filter: query.filter,
       sortKey: query.sortKey,
       descending: query.sort.descending,
       page: { kind: 'offset', offset: skip, limit },

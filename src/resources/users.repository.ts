@@ -1,11 +1,12 @@
 // SQL for users. The only module that builds queries on the users table; rows never leave it.
-import { type Kysely, type Selectable, sql } from 'kysely';
+import { type CompiledQuery, type Kysely, type Selectable, sql } from 'kysely';
 import { isUuid } from '../db/ids.js';
+import { shapes, slot, slots } from '../db/shapes.js';
 import type { DB, UsersTable } from '../db/tables.js';
 import type { StorageMapping } from '../filter/storage.js';
 import { UniquenessError } from '../http/scim-errors.js';
 import type { ListQuery, ListResult } from './listing.js';
-import { collectPage, decoratePage, pageRows } from './page.repository.js';
+import { collectPage, compiledList, decoratePage, pageRows } from './page.repository.js';
 import type { ScimResource } from './validate.js';
 
 /** A group the user belongs to (RFC 7643 §4.1.2 `groups`). */
@@ -80,14 +81,13 @@ export async function insertUser(
   attributes: ScimResource,
   now: Date,
 ): Promise<StoredUser> {
-  const row = await db
-    .insertInto('users')
-    .values({ org_id: orgId, id, ...columns(attributes), created_at: now, updated_at: now })
-    .returning(visible)
-    .executeTakeFirstOrThrow()
-    .catch(rethrowUniqueness);
+  const row = { org_id: orgId, id, ...columns(attributes), created_at: now, updated_at: now };
+  const insert = shapes.compile('users.insert', row, () =>
+    db.insertInto('users').values(slots(row)).returning(visible),
+  );
+  const inserted = (await db.executeQuery(insert).catch(rethrowUniqueness)).rows[0]!;
   // A user this transaction has just created belongs to no group yet.
-  return rowToUser({ ...row, groups: [] });
+  return rowToUser({ ...inserted, groups: [] });
 }
 
 export async function findUser(
@@ -97,14 +97,17 @@ export async function findUser(
   options: { forUpdate?: boolean } = {},
 ): Promise<StoredUser | undefined> {
   if (!isUuid(id)) return undefined;
-  let query = db
-    .selectFrom('users')
-    .select(withGroups)
-    .where('org_id', '=', orgId)
-    .where('id', '=', id)
-    .where('deprovisioned_at', 'is', null);
-  if (options.forUpdate) query = query.forUpdate();
-  const row = await query.executeTakeFirst();
+  const forUpdate = options.forUpdate === true;
+  const query = shapes.compile(`users.find forUpdate=${forUpdate}`, { org: orgId, id }, () => {
+    const read = db
+      .selectFrom('users')
+      .select(withGroups)
+      .where('org_id', '=', slot('org'))
+      .where('id', '=', slot('id'))
+      .where('deprovisioned_at', 'is', null);
+    return forUpdate ? read.forUpdate() : read;
+  });
+  const row = (await db.executeQuery(query)).rows[0];
   return row && rowToUser(row);
 }
 
@@ -116,15 +119,17 @@ export async function replaceUser(
   attributes: ScimResource,
   now: Date,
 ): Promise<StoredUser | undefined> {
-  const row = await db
-    .updateTable('users')
-    .set({ ...columns(attributes), updated_at: now })
-    .where('org_id', '=', orgId)
-    .where('id', '=', id)
-    .where('deprovisioned_at', 'is', null)
-    .returning(visible)
-    .executeTakeFirst()
-    .catch(rethrowUniqueness);
+  const set = { ...columns(attributes), updated_at: now };
+  const update = shapes.compile('users.replace', { ...set, org: orgId, id }, () =>
+    db
+      .updateTable('users')
+      .set(slots(set))
+      .where('org_id', '=', slot('org'))
+      .where('id', '=', slot('id'))
+      .where('deprovisioned_at', 'is', null)
+      .returning(visible),
+  );
+  const row = (await db.executeQuery(update).catch(rethrowUniqueness)).rows[0];
   return row && rowToUser(row);
 }
 
@@ -204,19 +209,27 @@ export const userStorage: StorageMapping = {
   indexedValues: new Set(['emails']),
 };
 
-function matchingUsers(db: Kysely<DB>, orgId: string, query: ListQuery) {
-  const base = db.selectFrom('users').where('org_id', '=', orgId).where('deprovisioned_at', 'is', null);
-  return query.where ? base.where(query.where) : base;
+/** The organization's users (its id in the slot `org`) that match the filter. */
+function matchingUsers(db: Kysely<DB>, query: ListQuery) {
+  const base = db.selectFrom('users').where('org_id', '=', slot('org')).where('deprovisioned_at', 'is', null);
+  return query.filter ? base.where(query.filter.where) : base;
 }
 
 /**
  * The rows of one page, in the direction they are read (tests EXPLAIN it), with each user's groups
  * when `groups` says the response carries them.
  */
-export function userPageQuery(db: Kysely<DB>, orgId: string, query: ListQuery, groups = false) {
-  if (!groups) return pageRows(matchingUsers(db, orgId, query).select(visible), 'users', query);
-  const paged = pageRows(matchingUsers(db, orgId, query).select([...visible, 'org_id']), 'users', query);
-  return decoratePage(db, paged, 'users', query, [groupsOfUser]);
+export function userPageQuery(
+  db: Kysely<DB>,
+  orgId: string,
+  query: ListQuery,
+  groups = false,
+): CompiledQuery<PagedUserRow> {
+  return compiledList(db, 'users', orgId, query, groups ? 'page with groups' : 'page', () => {
+    if (!groups) return pageRows(matchingUsers(db, query).select(visible), 'users', query);
+    const paged = pageRows(matchingUsers(db, query).select([...visible, 'org_id']), 'users', query);
+    return decoratePage(db, paged, 'users', query, [groupsOfUser]);
+  });
 }
 
 /** One page of the organization's users that match the query, and how many match in all. */
@@ -228,11 +241,13 @@ export async function listUsers(
 ): Promise<ListResult<StoredUser>> {
   return collectPage(
     query,
-    () =>
-      matchingUsers(db, orgId, query)
-        .select((eb) => eb.fn.countAll<string>().as('total'))
-        .executeTakeFirstOrThrow(),
-    async () => (await userPageQuery(db, orgId, query, options.groups).execute()) as PagedUserRow[],
+    async () => {
+      const count = compiledList(db, 'users', orgId, query, 'count', () =>
+        matchingUsers(db, query).select((eb) => eb.fn.countAll<string>().as('total')),
+      );
+      return (await db.executeQuery(count)).rows[0]!;
+    },
+    async () => (await db.executeQuery(userPageQuery(db, orgId, query, options.groups))).rows,
     rowToUser,
   );
 }

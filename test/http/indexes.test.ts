@@ -51,13 +51,13 @@ async function plan(
   filter: string,
   query: { sortBy?: string; cursorAfter?: { value: string; id: string } } = {},
 ) {
-  const where = compileFilter(resolveFilter(parseFilter(filter), resourceTypes.User), userStorage);
+  const condition = compileFilter(resolveFilter(parseFilter(filter), resourceTypes.User), userStorage);
   const sort = resolveSort(resourceTypes.User, query.sortBy);
   const compiled = userPageQuery(
     harness.database.db,
     t.orgId,
     {
-      where,
+      filter: condition,
       sortKey: compileSortKey(sort, userStorage, 'created_at'),
       descending: false,
       page: query.cursorAfter
@@ -66,7 +66,7 @@ async function plan(
       // As the server runs it when the response carries `groups`: each user's memberships in a subquery.
     },
     true,
-  ).compile();
+  );
   const result = await harness.database.db.executeQuery<{ 'QUERY PLAN': unknown }>(
     CompiledQuery.raw(`explain (format json) ${compiled.sql}`, [...compiled.parameters]),
   );
@@ -133,18 +133,18 @@ it("reads each listed user's groups through the membership index, in the same qu
 });
 
 it("works out users' groups only for the rows of the page, not for the rows OFFSET skips", async () => {
-  const where = compileFilter(resolveFilter(parseFilter('userName pr'), resourceTypes.User), userStorage);
+  const filter = compileFilter(resolveFilter(parseFilter('userName pr'), resourceTypes.User), userStorage);
   const compiled = userPageQuery(
     harness.database.db,
     t.orgId,
     {
-      where,
+      filter,
       sortKey: compileSortKey(resolveSort(resourceTypes.User), userStorage, 'created_at'),
       descending: false,
       page: { kind: 'offset', offset: 4000, limit: 100 },
     },
     true,
-  ).compile();
+  );
   const result = await harness.database.db.executeQuery<{ 'QUERY PLAN': unknown }>(
     CompiledQuery.raw(`explain (analyze, format json) ${compiled.sql}`, [...compiled.parameters]),
   );
@@ -182,13 +182,13 @@ describe('groups', () => {
   });
 
   async function groupPlan(filter: string) {
-    const where = compileFilter(resolveFilter(parseFilter(filter), resourceTypes.Group), groupStorage);
+    const condition = compileFilter(resolveFilter(parseFilter(filter), resourceTypes.Group), groupStorage);
     const compiled = groupPageQuery(harness.database.db, t.orgId, {
-      where,
+      filter: condition,
       sortKey: compileSortKey(resolveSort(resourceTypes.Group), groupStorage, 'created_at'),
       descending: false,
       page: { kind: 'offset', offset: 0, limit: 100 },
-    }).compile();
+    });
     const result = await harness.database.db.executeQuery<{ 'QUERY PLAN': unknown }>(
       CompiledQuery.raw(`explain (format json) ${compiled.sql}`, [...compiled.parameters]),
     );

@@ -1,6 +1,7 @@
 // The SQL a filter compiles to, and its parameters: the shapes IdPs send, the case rules, escaping.
 import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { fill } from '../../src/db/shapes.js';
 import type { DB } from '../../src/db/tables.js';
 import { compileFilter } from '../../src/filter/compile.js';
 import { parseFilter } from '../../src/filter/parse.js';
@@ -18,8 +19,11 @@ const db = new Kysely<DB>({
 });
 
 function compile(filter: string) {
-  const where = compileFilter(resolveFilter(parseFilter(filter), resourceTypes.User), userStorage);
-  const { sql, parameters } = db.selectFrom('users').select('id').where(where).compile();
+  const { where, values } = compileFilter(
+    resolveFilter(parseFilter(filter), resourceTypes.User),
+    userStorage,
+  );
+  const { sql, parameters } = fill(db.selectFrom('users').select('id').where(where).compile(), values);
   return { sql: sql.replace(/^select "id" from "users" where /, '').replace(/\s+/g, ' '), parameters };
 }
 
