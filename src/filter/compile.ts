@@ -3,9 +3,9 @@
 // sides; ordering on text uses the "C" collation (code point order, the same on every Postgres).
 // Comparison values enter the SQL as slots (db/shapes.ts), so one compiled list query serves every
 // filter of the same shape.
-import { type RawBuilder, type SqlBool, sql } from 'kysely';
+import { createQueryId, PostgresQueryCompiler, type RawBuilder, type SqlBool, sql } from 'kysely';
 import { isUuid } from '../db/ids.js';
-import { Bindings, type SlotValues } from '../db/shapes.js';
+import { Bindings, Slot, type SlotValues } from '../db/shapes.js';
 import { InvalidFilterError } from '../http/scim-errors.js';
 import type { AttributeDef } from '../schema/types.js';
 import type { CompareOp } from './ast.js';
@@ -265,9 +265,27 @@ function presentScalar(scalar: Scalar): RawBuilder<SqlBool> {
 export interface CompiledFilter {
   readonly where: RawBuilder<SqlBool>;
   readonly values: SlotValues;
+  /** The condition's SQL and the slots in the order it reads them: its part of a query's shape. */
+  readonly shape: string;
 }
 
-export function compileFilter(filter: ResolvedFilter, storage: StorageMapping): CompiledFilter {
+const shapeCompiler = new PostgresQueryCompiler();
+
+/**
+ * Compiles a filter over the rows of `storage`, or, given `relation`, over the rows of that relation
+ * (a group's members, for PATCH `remove members[…]`).
+ */
+export function compileFilter(
+  filter: ResolvedFilter,
+  storage: StorageMapping,
+  relation?: string,
+): CompiledFilter {
   const bindings = new Bindings('f');
-  return { where: new FilterCompiler(storage, bindings).compile(filter), values: bindings.values };
+  const compiler = new FilterCompiler(storage, bindings);
+  const where = relation
+    ? compiler.compile(filter, { kind: 'relation', subs: storage.relations[relation]!.subs }, relation)
+    : compiler.compile(filter);
+  const { sql: text, parameters } = shapeCompiler.compileQuery(where.toOperationNode(), createQueryId());
+  const slots = parameters.map((p) => (p instanceof Slot ? p.name : '?')).join(',');
+  return { where, values: bindings.values, shape: `${slots}\n${text}` };
 }

@@ -153,7 +153,7 @@ function matchingGroups(db: Kysely<DB>, query: ListQuery) {
 
 /** The rows of one page, in the direction they are read (tests EXPLAIN it). */
 export function groupPageQuery(db: Kysely<DB>, orgId: string, query: ListQuery) {
-  return compiledList(db, 'groups', orgId, query, 'page', () =>
+  return compiledList('groups', orgId, query, 'page', () =>
     pageRows(matchingGroups(db, query).select(visible), 'groups', query),
   );
 }
@@ -164,14 +164,13 @@ export async function listGroups(
   query: ListQuery,
 ): Promise<ListResult<StoredGroup>> {
   return collectPage(
+    db,
     query,
-    async () => {
-      const count = compiledList(db, 'groups', orgId, query, 'count', () =>
+    () =>
+      compiledList('groups', orgId, query, 'count', () =>
         matchingGroups(db, query).select((eb) => eb.fn.countAll<string>().as('total')),
-      );
-      return (await db.executeQuery(count)).rows[0]!;
-    },
-    async () => (await db.executeQuery(groupPageQuery(db, orgId, query))).rows,
+      ),
+    () => groupPageQuery(db, orgId, query),
     rowToGroup,
   );
 }

@@ -2,9 +2,8 @@
 // deprovisioned), added and removed one by one, and read only when a response carries them.
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { Bindings } from '../db/shapes.js';
 import type { DB } from '../db/tables.js';
-import { FilterCompiler } from '../filter/compile.js';
+import { compileFilter } from '../filter/compile.js';
 import { InvalidPathError, InvalidValueError, NotFoundError } from '../http/scim-errors.js';
 import { GROUP_SCHEMA_URN, resourceTypes } from '../schema/registry.js';
 import * as repo from './groups.repository.js';
@@ -145,13 +144,8 @@ async function applyMemberOperation(
 ) {
   if (op.op === 'remove') {
     if (op.filter) {
-      const bindings = new Bindings('f');
-      const where = new FilterCompiler(repo.groupStorage, bindings).compile(
-        op.filter,
-        { kind: 'relation', subs: repo.groupStorage.relations.members!.subs },
-        'members',
-      );
-      return repo.removeMembers(db, orgId, groupId, undefined, { where, values: bindings.values });
+      const filter = compileFilter(op.filter, repo.groupStorage, 'members');
+      return repo.removeMembers(db, orgId, groupId, undefined, filter);
     }
     // Entra removes chosen members with `Remove` + a value list; without a value, all members go.
     if (op.value !== undefined) {

@@ -7,11 +7,10 @@ import {
   type Compilable,
   type CompiledQuery,
   type Kysely,
-  type QueryExecutorProvider,
   type SelectQueryBuilder,
   sql,
 } from 'kysely';
-import { Slot, type SlotValues, shapes, slot } from '../db/shapes.js';
+import { type SlotValues, shapes, slot } from '../db/shapes.js';
 import { KEYSET_SLOTS, keysetAfter, orderBy } from '../filter/sort.js';
 import type { ListQuery, ListResult } from './listing.js';
 
@@ -52,7 +51,7 @@ export function pageRows<D, TB extends keyof D, O>(
  * The shape of a list query of `table` (db/shapes.ts): everything its SQL depends on except the
  * values in its slots. `variant` tells apart the queries a repository builds from one ListQuery.
  */
-function listShape(db: QueryExecutorProvider, table: string, query: ListQuery, variant: string): string {
+function listShape(table: string, query: ListQuery, variant: string): string {
   const { page } = query;
   const paging =
     page.kind === 'offset'
@@ -60,12 +59,8 @@ function listShape(db: QueryExecutorProvider, table: string, query: ListQuery, v
       : page.after === undefined
         ? 'keyset'
         : `keyset after ${page.after.value === null ? 'null' : 'value'}`;
-  // The filter's SQL, and the slots in the order it reads them.
-  const filter = query.filter?.where.compile(db);
-  const slots = filter?.parameters.map((p) => (p instanceof Slot ? p.name : '?')).join(',') ?? '';
-  return [table, variant, query.sortKey.name, readsDescending(query), paging, slots, filter?.sql ?? ''].join(
-    '\n',
-  );
+  const filter = query.filter?.shape ?? '';
+  return [table, variant, query.sortKey.name, readsDescending(query), paging, filter].join('\n');
 }
 
 /** The values of a list query's slots: the organization's id, the filter's values and the page's. */
@@ -112,25 +107,27 @@ export function decoratePage<D>(
  * a shape not seen before. `variant` tells apart the queries a repository builds from one ListQuery.
  */
 export function compiledList<R>(
-  db: QueryExecutorProvider,
   table: string,
   orgId: string,
   query: ListQuery,
   variant: string,
   build: () => Compilable<R>,
 ): CompiledQuery<R> {
-  return shapes.compile(listShape(db, table, query, variant), listValues(orgId, query), build);
+  return shapes.compile(listShape(table, query, variant), listValues(orgId, query), build);
 }
 
-/** Runs the count and the page together and shapes the result. */
-export async function collectPage<R extends PagedRow, T>(
+/** Runs the count and the page (each compiled by compiledList) together and shapes the result. */
+export async function collectPage<D, R extends PagedRow, T>(
+  db: Kysely<D>,
   query: ListQuery,
-  total: () => Promise<{ total: string | number | bigint }>,
-  rows: () => Promise<R[]>,
+  countQuery: () => CompiledQuery<{ total: string | number | bigint }>,
+  pageQuery: () => CompiledQuery<R>,
   toItem: (row: R) => T,
 ): Promise<ListResult<T>> {
+  const total = async () => Number((await db.executeQuery(countQuery())).rows[0]!.total);
+  const rows = async () => (await db.executeQuery(pageQuery())).rows;
   const { page } = query;
-  if (page.limit === 0) return { items: [], total: Number((await total()).total), more: false };
+  if (page.limit === 0) return { items: [], total: await total(), more: false };
   const fromStart = page.kind === 'offset' ? page.offset === 0 : page.after === undefined;
   let found: R[];
   let count: number;
@@ -138,11 +135,9 @@ export async function collectPage<R extends PagedRow, T>(
     // A page that starts at the beginning and ends before its limit is the whole result: its length
     // is the total, and the count query is skipped (an IdP's userName lookup is exactly this).
     found = await rows();
-    count = found.length < page.limit ? found.length : Number((await total()).total);
+    count = found.length < page.limit ? found.length : await total();
   } else {
-    const [counted, rowsFound] = await Promise.all([total(), rows()]);
-    found = rowsFound;
-    count = Number(counted.total);
+    [count, found] = await Promise.all([total(), rows()]);
   }
   const more = page.kind === 'keyset' && found.length > page.limit;
   const kept = more ? found.slice(0, page.limit) : found;

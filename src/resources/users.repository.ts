@@ -225,7 +225,7 @@ export function userPageQuery(
   query: ListQuery,
   groups = false,
 ): CompiledQuery<PagedUserRow> {
-  return compiledList(db, 'users', orgId, query, groups ? 'page with groups' : 'page', () => {
+  return compiledList('users', orgId, query, groups ? 'page with groups' : 'page', () => {
     if (!groups) return pageRows(matchingUsers(db, query).select(visible), 'users', query);
     const paged = pageRows(matchingUsers(db, query).select([...visible, 'org_id']), 'users', query);
     return decoratePage(db, paged, 'users', query, [groupsOfUser]);
@@ -240,14 +240,13 @@ export async function listUsers(
   options: { groups: boolean },
 ): Promise<ListResult<StoredUser>> {
   return collectPage(
+    db,
     query,
-    async () => {
-      const count = compiledList(db, 'users', orgId, query, 'count', () =>
+    () =>
+      compiledList('users', orgId, query, 'count', () =>
         matchingUsers(db, query).select((eb) => eb.fn.countAll<string>().as('total')),
-      );
-      return (await db.executeQuery(count)).rows[0]!;
-    },
-    async () => (await db.executeQuery(userPageQuery(db, orgId, query, options.groups))).rows,
+      ),
+    () => userPageQuery(db, orgId, query, options.groups),
     rowToUser,
   );
 }
