@@ -6,6 +6,9 @@ const SAFE_REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /** Gives each request an id (the client's X-Request-Id when it is sane) and logs one line per request. */
 export function requestContext(logger: Logger): Middleware {
+  // The request line's fields are fixed above and none can hold a credential, so it is written
+  // without redaction, which walks every redacted path for each line (about 20 µs a request, bench).
+  const lines = logger.child({}, { redact: [] });
   return async (ctx, next) => {
     const incoming = ctx.get('x-request-id');
     const requestId = SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
@@ -16,7 +19,7 @@ export function requestContext(logger: Logger): Middleware {
       await next();
     } finally {
       // The path only: query strings can carry filter values (personal data).
-      logger.info(
+      lines.info(
         {
           requestId,
           method: ctx.method,
