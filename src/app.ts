@@ -3,6 +3,7 @@
 import Koa from 'koa';
 import type { Kysely } from 'kysely';
 import { adminApi } from './admin/admin-api.js';
+import { AuditWriter } from './audit/audit.js';
 import type { TokenChecks } from './auth/scim-auth.js';
 import { TokenCache } from './auth/token-cache.js';
 import type { DB } from './db/tables.js';
@@ -22,7 +23,11 @@ export interface AppDeps {
 }
 
 export function createApp(appDeps: AppDeps): Koa {
-  const deps = { ...appDeps, tokenChecks: appDeps.tokenChecks ?? new TokenCache() };
+  const deps = {
+    ...appDeps,
+    tokenChecks: appDeps.tokenChecks ?? new TokenCache(),
+    audit: new AuditWriter(appDeps.db),
+  };
   const app = new Koa();
   app.silent = true;
   app.on('error', (err) => deps.logger.error({ err }, 'unhandled koa error'));

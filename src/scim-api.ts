@@ -3,7 +3,7 @@
 // route that matched, then the route. A path no route takes is a 404 or a 405.
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
-import { recordAudit } from './audit/audit.js';
+import type { AuditWriter } from './audit/audit.js';
 import {
   type AuthenticatedToken,
   authenticateScimRequest,
@@ -33,6 +33,7 @@ const JSON_TYPES = ['application/scim+json', 'application/json'];
 export interface ScimApiDeps extends ScimDeps {
   readonly logger: Logger;
   readonly tokenChecks: TokenChecks;
+  readonly audit: AuditWriter;
 }
 
 function buildRouter(deps: ScimDeps): Router<ScimState> {
@@ -109,7 +110,7 @@ export function scimApi(deps: ScimApiDeps): Middleware {
       await Promise.all([
         recordTokenUse(deps.db, token, succeeded, new Date()),
         audited &&
-          recordAudit(deps.db, {
+          deps.audit.record({
             orgId: token.org.id,
             actor: `token:${token.tokenId}`,
             ...audited,

@@ -3,7 +3,7 @@ import { timingSafeEqual } from 'node:crypto';
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { Kysely } from 'kysely';
-import { recordAudit } from '../audit/audit.js';
+import type { AuditWriter } from '../audit/audit.js';
 import { announceAuthChange } from '../auth/auth-changes.js';
 import type { TokenChecks } from '../auth/scim-auth.js';
 import { hashSecret } from '../auth/secrets.js';
@@ -19,6 +19,7 @@ export interface AdminApiDeps {
   readonly adminToken: string;
   readonly logger: Logger;
   readonly tokenChecks: TokenChecks;
+  readonly audit: AuditWriter;
 }
 
 function buildRouter(deps: AdminApiDeps): Router {
@@ -167,7 +168,7 @@ async function audit(deps: AdminApiDeps, ctx: Parameters<Middleware>[0]): Promis
     return;
   }
   if (!orgId) return;
-  await recordAudit(deps.db, {
+  await deps.audit.record({
     orgId,
     actor: 'admin',
     action,

@@ -1,9 +1,9 @@
 // The organization's audit log: who (a token or the admin) did what to which resource, with what
 // outcome, under which request id. Never a secret and never an attribute value.
-import type { Kysely } from 'kysely';
+import { type Insertable, type Kysely, sql } from 'kysely';
 import { isUuid } from '../db/ids.js';
 import { shapes, slots } from '../db/shapes.js';
-import type { DB } from '../db/tables.js';
+import type { AuditEventsTable, DB } from '../db/tables.js';
 
 export interface AuditEntry {
   readonly orgId: string;
@@ -28,25 +28,102 @@ export interface AuditEvent {
   requestId: string | null;
 }
 
-/** Writes one entry. An organization that no longer exists has no log to write to. */
-export async function recordAudit(db: Kysely<DB>, entry: AuditEntry, at = new Date()): Promise<void> {
-  if (!isUuid(entry.orgId)) return;
-  const row = {
-    org_id: entry.orgId,
-    at,
-    actor: entry.actor,
-    action: entry.action,
-    resource_type: entry.resourceType ?? null,
-    resource_id: entry.resourceId?.slice(0, 200) ?? null,
-    status: entry.status,
-    request_id: entry.requestId ?? null,
-  };
-  await db
-    .executeQuery(shapes.compile('audit.insert', row, () => db.insertInto('audit_events').values(slots(row))))
-    .catch((error: { code?: string }) => {
-      // 23503: the organization is gone (deleted, or never existed): nothing to record it in.
-      if (error.code !== '23503') throw error;
+/** Entries written by one INSERT at most. */
+export const MAX_AUDIT_BATCH = 100;
+
+interface Pending {
+  readonly row: AuditRow;
+  readonly done: (error?: unknown) => void;
+}
+
+type AuditRow = Omit<Insertable<AuditEventsTable>, 'id'>;
+
+/**
+ * Writes audit entries, and resolves each caller's promise once its entry is stored. Entries that
+ * arrive while a write is in flight wait for it, then go together in one INSERT: one statement and
+ * one commit for many. At rest an entry is written at once. (Bench, POST /Users: about three
+ * entries a statement and a tenth less Postgres CPU a request.) An organization that no longer
+ * exists has no log to write to: its entry is dropped, and the rest of its batch written one by one.
+ */
+export class AuditWriter {
+  private pending: Pending[] = [];
+  private writing = false;
+
+  constructor(private readonly db: Kysely<DB>) {}
+
+  record(entry: AuditEntry, at = new Date()): Promise<void> {
+    if (!isUuid(entry.orgId)) return Promise.resolve();
+    const row: AuditRow = {
+      org_id: entry.orgId,
+      at,
+      actor: entry.actor,
+      action: entry.action,
+      resource_type: entry.resourceType ?? null,
+      resource_id: entry.resourceId?.slice(0, 200) ?? null,
+      status: entry.status,
+      request_id: entry.requestId ?? null,
+    };
+    return new Promise((resolve, reject) => {
+      this.pending.push({ row, done: (error) => (error === undefined ? resolve() : reject(error)) });
+      if (!this.writing) void this.writeAll();
     });
+  }
+
+  private async writeAll(): Promise<void> {
+    this.writing = true;
+    try {
+      while (this.pending.length > 0) await this.write(this.pending.splice(0, MAX_AUDIT_BATCH));
+    } finally {
+      this.writing = false;
+    }
+  }
+
+  private async write(batch: readonly Pending[]): Promise<void> {
+    try {
+      await insertAudit(
+        this.db,
+        batch.map((p) => p.row),
+      );
+      for (const p of batch) p.done();
+    } catch (error) {
+      if (!orgIsGone(error) || batch.length === 1) {
+        for (const p of batch) p.done(orgIsGone(error) ? undefined : error);
+        return;
+      }
+      for (const p of batch) await this.write([p]);
+    }
+  }
+}
+
+/** 23503: the organization is gone (deleted, or never existed): nothing to record it in. */
+function orgIsGone(error: unknown): boolean {
+  return (error as { code?: string }).code === '23503';
+}
+
+/** One INSERT for any number of rows (one array per column), in the order given. */
+async function insertAudit(db: Kysely<DB>, rows: readonly AuditRow[]): Promise<void> {
+  const columns = {
+    org_id: rows.map((r) => r.org_id),
+    at: rows.map((r) => r.at),
+    actor: rows.map((r) => r.actor),
+    action: rows.map((r) => r.action),
+    resource_type: rows.map((r) => r.resource_type),
+    resource_id: rows.map((r) => r.resource_id),
+    status: rows.map((r) => r.status),
+    request_id: rows.map((r) => r.request_id),
+  };
+  await db.executeQuery(
+    shapes.compile('audit.insert', columns, () => {
+      const c = slots(columns);
+      const insert = sql`insert into audit_events (org_id, at, actor, action, resource_type, resource_id, status, request_id)
+        select org_id, at, actor, action, resource_type, resource_id, status, request_id
+        from unnest(${c.org_id}::uuid[], ${c.at}::timestamptz[], ${c.actor}::text[], ${c.action}::text[],
+          ${c.resource_type}::text[], ${c.resource_id}::text[], ${c.status}::integer[], ${c.request_id}::text[])
+          with ordinality as e(org_id, at, actor, action, resource_type, resource_id, status, request_id, n)
+        order by n`;
+      return { compile: () => insert.compile(db) };
+    }),
+  );
 }
 
 export interface AuditQuery {

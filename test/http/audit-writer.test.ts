@@ -1,0 +1,94 @@
+// The audit writer (src/audit/audit.ts): entries that arrive together share one INSERT, each caller
+// learns when its own entry is stored, and an organization that is gone costs no one else's entry.
+import { randomUUID } from 'node:crypto';
+import type { KyselyPlugin } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOrg } from '../../src/admin/admin.service.js';
+import { type AuditEntry, AuditWriter, listAudit, MAX_AUDIT_BATCH } from '../../src/audit/audit.js';
+import type { Database } from '../../src/db/database.js';
+import { createTestDatabase } from '../helpers/database.js';
+
+let database: Database;
+let orgId: string;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  orgId = (await createOrg(database.db, { name: 'Audit' })).id;
+});
+afterAll(() => database.close());
+
+/** The writer over a database handle that counts the statements it runs. */
+function countedWriter() {
+  const counter = { statements: 0 };
+  const counting: KyselyPlugin = {
+    transformQuery: (args) => args.node,
+    transformResult: async (args) => {
+      counter.statements++;
+      return args.result;
+    },
+  };
+  return { writer: new AuditWriter(database.db.withPlugin(counting)), counter };
+}
+
+const entry = (org: string, requestId: string): AuditEntry => ({
+  orgId: org,
+  actor: 'token:t',
+  action: 'user.create',
+  resourceType: 'User',
+  resourceId: randomUUID(),
+  status: 201,
+  requestId,
+});
+
+async function requestIds(): Promise<string[]> {
+  const { events } = await listAudit(database.db, orgId, { limit: 1000 });
+  return events.map((e) => e.requestId!).reverse();
+}
+
+describe('AuditWriter', () => {
+  it('writes entries that arrive together in one INSERT, in the order they arrived', async () => {
+    const { writer, counter } = countedWriter();
+    const ids = Array.from({ length: 30 }, (_, i) => `batch-${String(i).padStart(2, '0')}`);
+    await Promise.all(ids.map((id) => writer.record(entry(orgId, id))));
+    // The first is written at once; the other 29 arrive while it is in flight and go together.
+    expect(counter.statements).toBe(2);
+    expect((await requestIds()).filter((id) => id.startsWith('batch-'))).toEqual(ids);
+  });
+
+  it(`writes at most ${MAX_AUDIT_BATCH} entries in one INSERT`, async () => {
+    const { writer, counter } = countedWriter();
+    const count = MAX_AUDIT_BATCH * 2 + 1;
+    await Promise.all(Array.from({ length: count }, (_, i) => writer.record(entry(orgId, `many-${i}`))));
+    expect(counter.statements).toBe(3);
+    expect((await requestIds()).filter((id) => id.startsWith('many-'))).toHaveLength(count);
+  });
+
+  it('drops the entry of an organization that is gone and still writes the rest of its batch', async () => {
+    const { writer } = countedWriter();
+    const results = await Promise.allSettled([
+      writer.record(entry(orgId, 'gone-first')),
+      writer.record(entry(orgId, 'gone-before')),
+      writer.record(entry(randomUUID(), 'gone-missing')),
+      writer.record(entry('not-a-uuid', 'gone-bad-id')),
+      writer.record(entry(orgId, 'gone-after')),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(Array(5).fill('fulfilled'));
+    expect((await requestIds()).filter((id) => id.startsWith('gone-'))).toEqual([
+      'gone-first',
+      'gone-before',
+      'gone-after',
+    ]);
+  });
+
+  it('rejects the callers of a write that fails for another reason, and writes on afterwards', async () => {
+    const { writer } = countedWriter();
+    const tooLong = { ...entry(orgId, 'fails'), status: 2 ** 40 };
+    const [failed, written] = await Promise.allSettled([
+      writer.record(tooLong),
+      writer.record(entry(orgId, 'after-failure')),
+    ]);
+    expect(failed.status).toBe('rejected');
+    expect(written.status).toBe('fulfilled');
+    expect(await requestIds()).toContain('after-failure');
+  });
+});
