@@ -4,6 +4,7 @@ import { type Insertable, type Kysely, sql } from 'kysely';
 import { isUuid } from '../db/ids.js';
 import { shapes, slots } from '../db/shapes.js';
 import type { AuditEventsTable, DB } from '../db/tables.js';
+import { storableText } from '../db/text.js';
 
 export interface AuditEntry {
   readonly orgId: string;
@@ -33,7 +34,9 @@ export const MAX_AUDIT_BATCH = 100;
 
 interface Pending {
   readonly row: AuditRow;
-  readonly done: (error?: unknown) => void;
+  /** Called once the entry is stored, or dropped because its organization is gone. */
+  readonly stored: () => void;
+  readonly failed: (error: unknown) => void;
 }
 
 type AuditRow = Omit<Insertable<AuditEventsTable>, 'id'>;
@@ -42,8 +45,10 @@ type AuditRow = Omit<Insertable<AuditEventsTable>, 'id'>;
  * Writes audit entries, and resolves each caller's promise once its entry is stored. Entries that
  * arrive while a write is in flight wait for it, then go together in one INSERT: one statement and
  * one commit for many. At rest an entry is written at once. (Bench, POST /Users: about three
- * entries a statement and a tenth less Postgres CPU a request.) An organization that no longer
- * exists has no log to write to: its entry is dropped, and the rest of its batch written one by one.
+ * entries a statement and a tenth less Postgres CPU a request.) A batch that fails is written again
+ * one entry at a time, so only the entry at fault fails (its caller is told) or, when its
+ * organization no longer exists and has no log to write to, is dropped. Meanwhile the entries that
+ * arrive wait: a batch of 100 that fails costs them 100 statements' time, once.
  */
 export class AuditWriter {
   private pending: Pending[] = [];
@@ -59,12 +64,12 @@ export class AuditWriter {
       actor: entry.actor,
       action: entry.action,
       resource_type: entry.resourceType ?? null,
-      resource_id: entry.resourceId?.slice(0, 200) ?? null,
+      resource_id: entry.resourceId === undefined ? null : storableText(entry.resourceId.slice(0, 200)),
       status: entry.status,
       request_id: entry.requestId ?? null,
     };
     return new Promise((resolve, reject) => {
-      this.pending.push({ row, done: (error) => (error === undefined ? resolve() : reject(error)) });
+      this.pending.push({ row, stored: resolve, failed: reject });
       if (!this.writing) void this.writeAll();
     });
   }
@@ -84,20 +89,24 @@ export class AuditWriter {
         this.db,
         batch.map((p) => p.row),
       );
-      for (const p of batch) p.done();
+      for (const p of batch) p.stored();
     } catch (error) {
-      if (!orgIsGone(error) || batch.length === 1) {
-        for (const p of batch) p.done(orgIsGone(error) ? undefined : error);
-        return;
+      // One entry that cannot be written must not cost the others theirs: a batch that fails is
+      // written again one entry at a time, and each caller learns its own entry's fate.
+      if (batch.length > 1) {
+        for (const p of batch) await this.write([p]);
+      } else if (orgIsGone(error)) {
+        batch[0]!.stored();
+      } else {
+        batch[0]!.failed(error);
       }
-      for (const p of batch) await this.write([p]);
     }
   }
 }
 
 /** 23503: the organization is gone (deleted, or never existed): nothing to record it in. */
 function orgIsGone(error: unknown): boolean {
-  return (error as { code?: string }).code === '23503';
+  return (error as { code?: unknown } | null | undefined)?.code === '23503';
 }
 
 /** One INSERT for any number of rows (one array per column), in the order given. */

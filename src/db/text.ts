@@ -1,7 +1,8 @@
 declare global {
   interface String {
-    /** ES2024; present in Node 20. Declared alone so the lib stays at what Node 20 fully has. */
+    // ES2024; present in Node 20. Declared one by one so the lib stays at what Node 20 fully has.
     isWellFormed(): boolean;
+    toWellFormed(): string;
   }
 }
 
@@ -11,6 +12,11 @@ declare global {
  */
 export function isStorableText(value: string): boolean {
   return !value.includes('\u0000') && value.isWellFormed();
+}
+
+/** The text with each NUL and unpaired surrogate replaced by U+FFFD, for what is recorded rather than refused. */
+export function storableText(value: string): string {
+  return value.replaceAll('\u0000', '\uFFFD').toWellFormed();
 }
 
 export const UNSTORABLE_TEXT_MESSAGE = 'must not contain NUL characters or unpaired surrogates';

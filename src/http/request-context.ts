@@ -6,7 +6,7 @@ const SAFE_REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /** Gives each request an id (the client's X-Request-Id when it is sane) and logs one line per request. */
 export function requestContext(logger: Logger): Middleware {
-  // The request line's fields are fixed above and none can hold a credential, so it is written
+  // The request line's fields (below) are fixed and none can hold a credential, so it is written
   // without redaction, which walks every redacted path for each line (about 20 µs a request, bench).
   const lines = logger.child({}, { redact: [] });
   return async (ctx, next) => {

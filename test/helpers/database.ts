@@ -9,27 +9,48 @@ import { migrateToLatest } from '../../src/db/migrate.js';
 
 export const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
 
+/** A session-level advisory lock key: held while a test schema is migrated or dropped. */
+const SCHEMA_CHANGES_LOCK = 0x5c1d;
+
 export async function createTestDatabase(): Promise<Database> {
   const url = process.env.TEST_DATABASE_URL;
   if (url) {
     const schema = `scimd_test_${randomBytes(6).toString('hex')}`;
-    const run = async (statement: string) => {
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
+    // Kysely's migrator introspects the tables of every schema in the database, calling functions
+    // that look each one up by name: a test file dropping its schema at that moment makes another
+    // file's migration fail with "schema does not exist". Migrations and drops take turns.
+    const client = async () => {
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      return c;
+    };
+    const exclusively = async (work: () => Promise<void>) => {
+      const c = await client();
       try {
-        await client.query(statement);
+        await c.query('select pg_advisory_lock($1)', [SCHEMA_CHANGES_LOCK]);
+        await work();
       } finally {
-        await client.end();
+        await c.end();
+      }
+    };
+    const run = async (statement: string) => {
+      const c = await client();
+      try {
+        await c.query(statement);
+      } finally {
+        await c.end();
       }
     };
     await run(`create schema ${schema}`);
     const database = await openDatabase({ databaseUrl: url, searchPath: schema, poolSize: 5 });
     const close = async () => {
       await database.close();
-      await run(`drop schema ${schema} cascade`);
+      await exclusively(() => run(`drop schema ${schema} cascade`));
     };
     try {
-      await migrateToLatest(database.db, schema);
+      await exclusively(async () => {
+        await migrateToLatest(database.db, schema);
+      });
     } catch (error) {
       await close();
       throw error;

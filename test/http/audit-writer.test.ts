@@ -80,15 +80,32 @@ describe('AuditWriter', () => {
     ]);
   });
 
-  it('rejects the callers of a write that fails for another reason, and writes on afterwards', async () => {
+  it('fails only the entry at fault when a batch cannot be written, and writes the rest of it', async () => {
     const { writer } = countedWriter();
-    const tooLong = { ...entry(orgId, 'fails'), status: 2 ** 40 };
-    const [failed, written] = await Promise.allSettled([
-      writer.record(tooLong),
-      writer.record(entry(orgId, 'after-failure')),
+    const unwritable = { ...entry(orgId, 'fault-bad'), status: 2 ** 40 };
+    const results = await Promise.allSettled([
+      writer.record(entry(orgId, 'fault-first')),
+      writer.record(entry(orgId, 'fault-before')),
+      writer.record(unwritable),
+      writer.record(entry(orgId, 'fault-after')),
     ]);
-    expect(failed.status).toBe('rejected');
-    expect(written.status).toBe('fulfilled');
-    expect(await requestIds()).toContain('after-failure');
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect((await requestIds()).filter((id) => id.startsWith('fault-'))).toEqual([
+      'fault-first',
+      'fault-before',
+      'fault-after',
+    ]);
+  });
+
+  it('records a resource id that Postgres text cannot hold with the offending characters replaced', async () => {
+    const { writer } = countedWriter();
+    // A NUL from a decoded path, and a surrogate pair cut in half by the 200-character limit.
+    const cut = `${'x'.repeat(199)}😀`;
+    await writer.record({ ...entry(orgId, 'text-nul'), resourceId: 'a\u0000b' });
+    await writer.record({ ...entry(orgId, 'text-cut'), resourceId: cut });
+    const { events } = await listAudit(database.db, orgId, { limit: 1000 });
+    const byRequest = new Map(events.map((e) => [e.requestId, e.resourceId]));
+    expect(byRequest.get('text-nul')).toBe('a\uFFFDb');
+    expect(byRequest.get('text-cut')).toBe(`${'x'.repeat(199)}\uFFFD`);
   });
 });
