@@ -3,7 +3,7 @@
 // route that matched, then the route. A path no route takes is a 404 or a 405.
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
-import type { AuditWriter } from './audit/audit.js';
+import { type AuditWriter, auditRow } from './audit/audit.js';
 import {
   type AuthenticatedToken,
   authenticateScimRequest,
@@ -87,6 +87,23 @@ export function scimApi(deps: ScimApiDeps): Middleware {
       state.tokenId = token.tokenId;
       state.scopes = token.scopes;
       state.baseUrl = `${deps.publicUrl}/scim/v2/${encodeURIComponent(orgId)}`;
+      const write = auditedWrite(ctx.method, match[2] ?? '', undefined);
+      const actor = `token:${token.tokenId}`;
+      state.audit = write && {
+        written: false,
+        entry: (status, resourceId) =>
+          auditRow(
+            {
+              orgId: token!.org.id,
+              actor,
+              ...write,
+              resourceId: resourceId ?? write.resourceId,
+              status,
+              requestId: state.requestId,
+            },
+            new Date(),
+          ),
+      };
 
       let routed = true;
       await routes(ctx as Parameters<typeof routes>[0], async () => {
@@ -102,11 +119,13 @@ export function scimApi(deps: ScimApiDeps): Middleware {
       renderError(ctx, error, deps.logger);
     }
     if (!token) return;
-    // After the answer is settled, outside the request's transaction: a failed write is recorded too.
+    // After the answer is settled, outside the request's transaction: a failed write is recorded here,
+    // and a success whose route did not record it with the change (scim-state.ts, successAudit).
     // Nothing here may change the answer.
     try {
       const succeeded = ctx.status < 400;
-      const audited = auditedWrite(ctx.method, match[2] ?? '', succeeded ? ctx.body : undefined);
+      const recorded = succeeded && (ctx.state as ScimState).audit?.written === true;
+      const audited = !recorded && auditedWrite(ctx.method, match[2] ?? '', succeeded ? ctx.body : undefined);
       await Promise.all([
         recordTokenUse(deps.db, token, succeeded, new Date()),
         audited &&

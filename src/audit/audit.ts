@@ -39,7 +39,21 @@ interface Pending {
   readonly failed: (error: unknown) => void;
 }
 
-type AuditRow = Omit<Insertable<AuditEventsTable>, 'id'>;
+export type AuditRow = Omit<Insertable<AuditEventsTable>, 'id'>;
+
+/** The row of an entry, its texts made storable (a decoded path can carry a NUL). */
+export function auditRow(entry: AuditEntry, at: Date): AuditRow {
+  return {
+    org_id: entry.orgId,
+    at,
+    actor: entry.actor,
+    action: entry.action,
+    resource_type: entry.resourceType ?? null,
+    resource_id: entry.resourceId === undefined ? null : storableText(entry.resourceId.slice(0, 200)),
+    status: entry.status,
+    request_id: entry.requestId ?? null,
+  };
+}
 
 /**
  * Writes audit entries, and resolves each caller's promise once its entry is stored. Entries that
@@ -58,16 +72,7 @@ export class AuditWriter {
 
   record(entry: AuditEntry, at = new Date()): Promise<void> {
     if (!isUuid(entry.orgId)) return Promise.resolve();
-    const row: AuditRow = {
-      org_id: entry.orgId,
-      at,
-      actor: entry.actor,
-      action: entry.action,
-      resource_type: entry.resourceType ?? null,
-      resource_id: entry.resourceId === undefined ? null : storableText(entry.resourceId.slice(0, 200)),
-      status: entry.status,
-      request_id: entry.requestId ?? null,
-    };
+    const row = auditRow(entry, at);
     return new Promise((resolve, reject) => {
       this.pending.push({ row, stored: resolve, failed: reject });
       if (!this.writing) void this.writeAll();
@@ -110,7 +115,7 @@ function orgIsGone(error: unknown): boolean {
 }
 
 /** One INSERT for any number of rows (one array per column), in the order given. */
-async function insertAudit(db: Kysely<DB>, rows: readonly AuditRow[]): Promise<void> {
+export async function insertAudit(db: Kysely<DB>, rows: readonly AuditRow[]): Promise<void> {
   const columns = {
     org_id: rows.map((r) => r.org_id),
     at: rows.map((r) => r.at),

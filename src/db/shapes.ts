@@ -30,11 +30,21 @@ export function slot<T = string>(name: string): T {
 
 export type SlotValues = Readonly<Record<string, unknown>>;
 
-/** A slot for each value of a row to write, named by its column: `values(slots(row))` in a builder. */
-export function slots<T extends SlotValues>(row: T): T {
+/**
+ * A slot for each value of a row to write, named by its column (after `prefix`, when one statement
+ * writes two rows): `values(slots(row))` in a builder, filled from `prefixed(row, prefix)`.
+ */
+export function slots<T extends SlotValues>(row: T, prefix = ''): T {
   const named: Record<string, unknown> = {};
-  for (const name of Object.keys(row)) named[name] = new Slot(name);
+  for (const name of Object.keys(row)) named[name] = new Slot(`${prefix}${name}`);
   return named as T;
+}
+
+/** The row's values under the slot names `slots(row, prefix)` gave them. */
+export function prefixed(row: SlotValues, prefix: string): SlotValues {
+  const values: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(row)) values[`${prefix}${name}`] = value;
+  return values;
 }
 
 /** Values bound as they are met, each under a fresh name `${prefix}${n}` (a filter's comparison values). */

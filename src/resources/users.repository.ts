@@ -1,7 +1,8 @@
 // SQL for users. The only module that builds queries on the users table; rows never leave it.
-import { type CompiledQuery, type Kysely, type Selectable, sql } from 'kysely';
+import { type CompiledQuery, type Kysely, type QueryCreator, type Selectable, sql } from 'kysely';
+import type { AuditRow } from '../audit/audit.js';
 import { isUuid } from '../db/ids.js';
-import { shapes, slot, slots } from '../db/shapes.js';
+import { prefixed, shapes, slot, slots } from '../db/shapes.js';
 import type { DB, UsersTable } from '../db/tables.js';
 import type { StorageMapping } from '../filter/storage.js';
 import { UniquenessError } from '../http/scim-errors.js';
@@ -71,6 +72,8 @@ function rethrowUniqueness(error: unknown): never {
 }
 
 const visible = ['id', 'data', 'created_at', 'updated_at'] as const;
+/** The audit row's slots in the statement that also inserts the user. */
+const AUDIT_SLOTS = 'audit.';
 /** What reading one user returns: the row and its groups. */
 const withGroups = [...visible, groupsOfUser] as const;
 
@@ -80,11 +83,21 @@ export async function insertUser(
   id: string,
   attributes: ScimResource,
   now: Date,
+  audit?: AuditRow,
 ): Promise<StoredUser> {
   const row = { org_id: orgId, id, ...columns(attributes), created_at: now, updated_at: now };
-  const insert = shapes.compile('users.insert', row, () =>
-    db.insertInto('users').values(slots(row)).returning(visible),
-  );
+  const insertRow = (into: QueryCreator<DB>) =>
+    into.insertInto('users').values(slots(row)).returning(visible);
+  // With its audit entry: both rows in one statement, so one commits exactly when the other does.
+  const insert = audit
+    ? shapes.compile('users.insert audited', { ...row, ...prefixed(audit, AUDIT_SLOTS) }, () =>
+        db
+          .with('inserted', insertRow)
+          .with('audited', (w) => w.insertInto('audit_events').values(slots(audit, AUDIT_SLOTS)))
+          .selectFrom('inserted')
+          .selectAll(),
+      )
+    : shapes.compile('users.insert', row, () => insertRow(db));
   const inserted = (await db.executeQuery(insert).catch(rethrowUniqueness)).rows[0]!;
   // A user this transaction has just created belongs to no group yet.
   return rowToUser({ ...inserted, groups: [] });

@@ -1,5 +1,5 @@
 import type Router from '@koa/router';
-import { respond, type ScimDeps, type ScimState } from '../http/scim-state.js';
+import { recordSuccess, respond, type ScimDeps, type ScimState, successAudit } from '../http/scim-state.js';
 import { type ListParams, listParamsFromQuery, listParamsFromSearchRequest } from './list-params.js';
 import { prefersMinimal } from './prefer.js';
 import { isReturned, type ProjectionParams, projectAttributes, projectionFromQuery } from './projection.js';
@@ -35,9 +35,11 @@ export function registerUserRoutes(router: Router<ScimState>, deps: ScimDeps): v
 
   router.post('/Users', scope, async (ctx) => {
     const projection = projectionFromQuery(ctx.query);
-    // Creating a user is one INSERT, atomic on its own: no transaction (BEGIN and COMMIT would double
-    // the round trips of the commonest write).
-    const user = await users.createUser(db, ctx.state.org.id, ctx.request.body);
+    // Creating a user is one statement, atomic on its own, that writes its audit entry too: no
+    // transaction (BEGIN and COMMIT would double the round trips of the commonest write).
+    const user = await users.createUser(db, ctx.state.org.id, ctx.request.body, (id) =>
+      successAudit(ctx.state, 201, id),
+    );
     ctx.set('Location', `${ctx.state.baseUrl}/Users/${user.id}`);
     respond(ctx, 201, render(ctx.state, user, projection));
   });
@@ -50,26 +52,34 @@ export function registerUserRoutes(router: Router<ScimState>, deps: ScimDeps): v
 
   router.put('/Users/:id', scope, async (ctx) => {
     const projection = projectionFromQuery(ctx.query);
-    const user = await db
-      .transaction()
-      .execute((trx) => users.replaceUser(trx, ctx.state.org.id, ctx.params.id!, ctx.request.body));
+    const user = await db.transaction().execute(async (trx) => {
+      const replaced = await users.replaceUser(trx, ctx.state.org.id, ctx.params.id!, ctx.request.body);
+      await recordSuccess(trx, ctx.state, 200);
+      return replaced;
+    });
     respond(ctx, 200, render(ctx.state, user, projection));
   });
 
   router.patch('/Users/:id', scope, async (ctx) => {
     const projection = projectionFromQuery(ctx.query);
-    const user = await db
-      .transaction()
-      .execute((trx) => users.patchUser(trx, ctx.state.org.id, ctx.params.id!, ctx.request.body));
     // RFC 7240: `Prefer: return=minimal` asks for 204 without a body, unless the request names
     // attributes, which RFC 7644 §3.5.2 answers with 200 and the resource.
     const projected = projection.attributes !== undefined || projection.excludedAttributes !== undefined;
-    if (prefersMinimal(ctx.get('prefer')) && !projected) return respond(ctx, 204);
+    const minimal = prefersMinimal(ctx.get('prefer')) && !projected;
+    const user = await db.transaction().execute(async (trx) => {
+      const patched = await users.patchUser(trx, ctx.state.org.id, ctx.params.id!, ctx.request.body);
+      await recordSuccess(trx, ctx.state, minimal ? 204 : 200);
+      return patched;
+    });
+    if (minimal) return respond(ctx, 204);
     respond(ctx, 200, render(ctx.state, user, projection));
   });
 
   router.delete('/Users/:id', scope, async (ctx) => {
-    await db.transaction().execute((trx) => users.deleteUser(trx, ctx.state.org, ctx.params.id!));
+    await db.transaction().execute(async (trx) => {
+      await users.deleteUser(trx, ctx.state.org, ctx.params.id!);
+      await recordSuccess(trx, ctx.state, 204);
+    });
     respond(ctx, 204);
   });
 }

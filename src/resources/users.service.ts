@@ -1,6 +1,7 @@
 // SCIM semantics for users: validation, rendering, and the rules of RFC 7644 §3.3–§3.6.
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import type { AuditRow } from '../audit/audit.js';
 import type { DB, DeprovisioningMode } from '../db/tables.js';
 import { NotFoundError } from '../http/scim-errors.js';
 import { ENTERPRISE_USER_SCHEMA_URN, resourceTypes, USER_SCHEMA_URN } from '../schema/registry.js';
@@ -53,9 +54,16 @@ function storable(attributes: ScimResource): ScimResource {
   return { ...rest, active: rest.active ?? true };
 }
 
-export async function createUser(db: Kysely<DB>, orgId: string, body: unknown): Promise<repo.StoredUser> {
+/** `audit` gives the audit row of the creation, written in the same statement (scim-state.ts). */
+export async function createUser(
+  db: Kysely<DB>,
+  orgId: string,
+  body: unknown,
+  audit?: (id: string) => AuditRow | undefined,
+): Promise<repo.StoredUser> {
   const attributes = storable(validateResource(userType, 'create', body));
-  return repo.insertUser(db, orgId, randomUUID(), attributes, new Date());
+  const id = randomUUID();
+  return repo.insertUser(db, orgId, id, attributes, new Date(), audit?.(id));
 }
 
 export async function getUser(db: Kysely<DB>, orgId: string, id: string): Promise<repo.StoredUser> {
