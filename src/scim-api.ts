@@ -10,6 +10,7 @@ import {
   recordTokenUse,
   type TokenChecks,
 } from './auth/scim-auth.js';
+import { isUuid } from './db/ids.js';
 import { registerDiscoveryRoutes } from './discovery/discovery.routes.js';
 import {
   InvalidSyntaxError,
@@ -89,12 +90,13 @@ export function scimApi(deps: ScimApiDeps): Middleware {
       state.baseUrl = `${deps.publicUrl}/scim/v2/${encodeURIComponent(orgId)}`;
       const write = auditedWrite(ctx.method, match[2] ?? '', undefined);
       const actor = `token:${token.tokenId}`;
+      const auditOrg = token.org.id;
       state.audit = write && {
-        written: false,
+        committed: false,
         entry: (status, resourceId) =>
           auditRow(
             {
-              orgId: token!.org.id,
+              orgId: auditOrg,
               actor,
               ...write,
               resourceId: resourceId ?? write.resourceId,
@@ -119,13 +121,20 @@ export function scimApi(deps: ScimApiDeps): Middleware {
       renderError(ctx, error, deps.logger);
     }
     if (!token) return;
-    // After the answer is settled, outside the request's transaction: a failed write is recorded here,
-    // and a success whose route did not record it with the change (scim-state.ts, successAudit).
+    // After the answer is settled, outside the request's transaction: a write that did not commit is
+    // recorded here (one that did was recorded with its change: scim-state.ts, auditedTransaction).
     // Nothing here may change the answer.
     try {
       const succeeded = ctx.status < 400;
-      const recorded = succeeded && (ctx.state as ScimState).audit?.written === true;
-      const audited = !recorded && auditedWrite(ctx.method, match[2] ?? '', succeeded ? ctx.body : undefined);
+      const pending = (ctx.state as ScimState).audit;
+      if (pending && !pending.committed && succeeded) {
+        deps.logger.error(
+          { requestId: ctx.state.requestId },
+          'a SCIM write succeeded without its audit entry',
+        );
+      }
+      const audited =
+        !pending?.committed && auditedWrite(ctx.method, match[2] ?? '', succeeded ? ctx.body : undefined);
       await Promise.all([
         recordTokenUse(deps.db, token, succeeded, new Date()),
         audited &&
@@ -166,11 +175,16 @@ function auditedWrite(method: string, rest: string, body: unknown) {
   if (!verb || !match || match[2]?.toLowerCase() === '.search') return undefined;
   const type = match[1]!.toLowerCase() === 'users' ? 'User' : 'Group';
   const created = typeof body === 'object' && body !== null ? (body as { id?: unknown }).id : undefined;
-  const resourceId = match[2]
-    ? (safeDecode(match[2]) ?? match[2])
-    : typeof created === 'string'
-      ? created
-      : undefined;
+  const named = match[2] ? (safeDecode(match[2]) ?? match[2]) : undefined;
+  // An id in the path matches whatever its case; the log keeps the id as stored (lower case).
+  const resourceId =
+    named !== undefined
+      ? isUuid(named)
+        ? named.toLowerCase()
+        : named
+      : typeof created === 'string'
+        ? created
+        : undefined;
   return { action: `${type.toLowerCase()}.${verb}`, resourceType: type, resourceId };
 }
 

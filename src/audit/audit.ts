@@ -56,10 +56,10 @@ export function auditRow(entry: AuditEntry, at: Date): AuditRow {
 }
 
 /**
- * Writes audit entries, and resolves each caller's promise once its entry is stored. Entries that
- * arrive while a write is in flight wait for it, then go together in one INSERT: one statement and
- * one commit for many. At rest an entry is written at once. (Bench, POST /Users: about three
- * entries a statement and a tenth less Postgres CPU a request.) A batch that fails is written again
+ * Writes the audit entries that are not written with a change (failed writes, admin actions), and
+ * resolves each caller's promise once its entry is stored. Entries that arrive while a write is in
+ * flight wait for it, then go together in one INSERT: one statement and one commit for many. At
+ * rest an entry is written at once. A batch that fails is written again
  * one entry at a time, so only the entry at fault fails (its caller is told) or, when its
  * organization no longer exists and has no log to write to, is dropped. Meanwhile the entries that
  * arrive wait: a batch of 100 that fails costs them 100 statements' time, once.

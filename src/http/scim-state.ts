@@ -1,5 +1,5 @@
 import type { RouterContext } from '@koa/router';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { type AuditRow, insertAudit } from '../audit/audit.js';
 import type { DB, DeprovisioningMode, TokenScope } from '../db/tables.js';
 
@@ -19,38 +19,48 @@ export interface ScimState {
   /** `{PUBLIC_URL}/scim/v2/{orgId}`: the organization's base URL, absolute. */
   baseUrl: string;
   requestId: string;
-  /** For a write to a user or a group: its audit entry, written with the change (successAudit). */
+  /** For a write to a user or a group: its audit entry, written with the change (auditedTransaction). */
   audit: PendingAudit | undefined;
 }
 
 /** The audit entry of a write, known before the write runs but for its outcome. */
 export interface PendingAudit {
-  /** The entry of the write's success, answered with `status`; `resourceId` names what a create made. */
+  /** The entry of the write's success, answered with `status`; `resourceId` names what it wrote. */
   entry(status: number, resourceId?: string): AuditRow;
-  /** Set when the route writes the entry with its change: scim-api then writes none for a success. */
-  written: boolean;
+  /** Set once the change has committed with its entry: scim-api then writes no entry of its own. */
+  committed: boolean;
 }
 
 /**
- * The audit row of this request's success, for the route to write in its change's own transaction or
- * statement, so that the entry exists if and only if the change committed. scim-api writes the
- * entries of failures after the answer, and the entry of a success no route wrote.
+ * Runs a write to a user or a group in one transaction together with the audit entry of its success
+ * (answered with `status`), so that the entry exists exactly when the change committed. scim-api
+ * writes the entries of writes that did not commit, after the answer.
  */
-export function successAudit(state: ScimState, status: number, resourceId?: string): AuditRow | undefined {
-  if (!state.audit) return undefined;
-  state.audit.written = true;
-  return state.audit.entry(status, resourceId);
-}
-
-/** Writes this request's success entry (successAudit) in `db`: the change's transaction. */
-export async function recordSuccess(
+export async function auditedTransaction<T extends { id: string } | undefined>(
   db: Kysely<DB>,
   state: ScimState,
   status: number,
-  resourceId?: string,
-): Promise<void> {
-  const row = successAudit(state, status, resourceId);
-  if (row) await insertAudit(db, [row]);
+  work: (trx: Transaction<DB>) => Promise<T>,
+): Promise<T> {
+  const result = await db.transaction().execute(async (trx) => {
+    const done = await work(trx);
+    const row = state.audit?.entry(status, done?.id);
+    if (row) await insertAudit(trx, [row]);
+    return done;
+  });
+  if (state.audit) state.audit.committed = true;
+  return result;
+}
+
+/** The same for a write that is one statement (POST /Users): `work` writes the row `entry` gives it. */
+export async function auditedStatement<T>(
+  state: ScimState,
+  status: number,
+  work: (entry: (id: string) => AuditRow | undefined) => Promise<T>,
+): Promise<T> {
+  const result = await work((id) => state.audit?.entry(status, id));
+  if (state.audit) state.audit.committed = true;
+  return result;
 }
 
 export interface ScimDeps {

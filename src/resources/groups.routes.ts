@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import type { RouterMiddleware } from '@koa/router';
 import { ForbiddenError } from '../http/scim-errors.js';
-import { recordSuccess, respond, type ScimDeps, type ScimState } from '../http/scim-state.js';
+import { auditedTransaction, respond, type ScimDeps, type ScimState } from '../http/scim-state.js';
 import * as groups from './groups.service.js';
 import { type ListParams, listParamsFromQuery, listParamsFromSearchRequest } from './list-params.js';
 import { prefersRepresentation } from './prefer.js';
@@ -50,11 +50,9 @@ export function registerGroupRoutes(router: Router<ScimState>, deps: ScimDeps): 
 
   router.post('/Groups', ...guard, async (ctx) => {
     const projection = projectionFromQuery(ctx.query);
-    const group = await db.transaction().execute(async (trx) => {
-      const created = await groups.createGroup(trx, ctx.state.org.id, ctx.request.body);
-      await recordSuccess(trx, ctx.state, 201, created.id);
-      return created;
-    });
+    const group = await auditedTransaction(db, ctx.state, 201, (trx) =>
+      groups.createGroup(trx, ctx.state.org.id, ctx.request.body),
+    );
     const body = await render(ctx.state.org.id, ctx.state.baseUrl, group, projection);
     ctx.set('Location', `${ctx.state.baseUrl}/Groups/${group.id}`);
     respond(ctx, 201, body);
@@ -68,11 +66,9 @@ export function registerGroupRoutes(router: Router<ScimState>, deps: ScimDeps): 
 
   router.put('/Groups/:id', ...guard, async (ctx) => {
     const projection = projectionFromQuery(ctx.query);
-    const group = await db.transaction().execute(async (trx) => {
-      const replaced = await groups.replaceGroup(trx, ctx.state.org.id, ctx.params.id!, ctx.request.body);
-      await recordSuccess(trx, ctx.state, 200);
-      return replaced;
-    });
+    const group = await auditedTransaction(db, ctx.state, 200, (trx) =>
+      groups.replaceGroup(trx, ctx.state.org.id, ctx.params.id!, ctx.request.body),
+    );
     respond(ctx, 200, await render(ctx.state.org.id, ctx.state.baseUrl, group, projection));
   });
 
@@ -84,19 +80,17 @@ export function registerGroupRoutes(router: Router<ScimState>, deps: ScimDeps): 
       projection.attributes !== undefined ||
       projection.excludedAttributes !== undefined ||
       prefersRepresentation(ctx.get('prefer'));
-    const group = await db.transaction().execute(async (trx) => {
-      const patched = await groups.patchGroup(trx, ctx.state.org.id, ctx.params.id!, ctx.request.body);
-      await recordSuccess(trx, ctx.state, wantsBody ? 200 : 204);
-      return patched;
-    });
+    const group = await auditedTransaction(db, ctx.state, wantsBody ? 200 : 204, (trx) =>
+      groups.patchGroup(trx, ctx.state.org.id, ctx.params.id!, ctx.request.body),
+    );
     if (!wantsBody) return respond(ctx, 204);
     respond(ctx, 200, await render(ctx.state.org.id, ctx.state.baseUrl, group, projection));
   });
 
   router.delete('/Groups/:id', ...guard, async (ctx) => {
-    await db.transaction().execute(async (trx) => {
+    await auditedTransaction(db, ctx.state, 204, async (trx) => {
       await groups.deleteGroup(trx, ctx.state.org.id, ctx.params.id!);
-      await recordSuccess(trx, ctx.state, 204);
+      return undefined;
     });
     respond(ctx, 204);
   });

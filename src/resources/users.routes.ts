@@ -1,5 +1,11 @@
 import type Router from '@koa/router';
-import { recordSuccess, respond, type ScimDeps, type ScimState, successAudit } from '../http/scim-state.js';
+import {
+  auditedStatement,
+  auditedTransaction,
+  respond,
+  type ScimDeps,
+  type ScimState,
+} from '../http/scim-state.js';
 import { type ListParams, listParamsFromQuery, listParamsFromSearchRequest } from './list-params.js';
 import { prefersMinimal } from './prefer.js';
 import { isReturned, type ProjectionParams, projectAttributes, projectionFromQuery } from './projection.js';
@@ -37,8 +43,8 @@ export function registerUserRoutes(router: Router<ScimState>, deps: ScimDeps): v
     const projection = projectionFromQuery(ctx.query);
     // Creating a user is one statement, atomic on its own, that writes its audit entry too: no
     // transaction (BEGIN and COMMIT would double the round trips of the commonest write).
-    const user = await users.createUser(db, ctx.state.org.id, ctx.request.body, (id) =>
-      successAudit(ctx.state, 201, id),
+    const user = await auditedStatement(ctx.state, 201, (entry) =>
+      users.createUser(db, ctx.state.org.id, ctx.request.body, entry),
     );
     ctx.set('Location', `${ctx.state.baseUrl}/Users/${user.id}`);
     respond(ctx, 201, render(ctx.state, user, projection));
@@ -52,11 +58,9 @@ export function registerUserRoutes(router: Router<ScimState>, deps: ScimDeps): v
 
   router.put('/Users/:id', scope, async (ctx) => {
     const projection = projectionFromQuery(ctx.query);
-    const user = await db.transaction().execute(async (trx) => {
-      const replaced = await users.replaceUser(trx, ctx.state.org.id, ctx.params.id!, ctx.request.body);
-      await recordSuccess(trx, ctx.state, 200);
-      return replaced;
-    });
+    const user = await auditedTransaction(db, ctx.state, 200, (trx) =>
+      users.replaceUser(trx, ctx.state.org.id, ctx.params.id!, ctx.request.body),
+    );
     respond(ctx, 200, render(ctx.state, user, projection));
   });
 
@@ -66,19 +70,17 @@ export function registerUserRoutes(router: Router<ScimState>, deps: ScimDeps): v
     // attributes, which RFC 7644 §3.5.2 answers with 200 and the resource.
     const projected = projection.attributes !== undefined || projection.excludedAttributes !== undefined;
     const minimal = prefersMinimal(ctx.get('prefer')) && !projected;
-    const user = await db.transaction().execute(async (trx) => {
-      const patched = await users.patchUser(trx, ctx.state.org.id, ctx.params.id!, ctx.request.body);
-      await recordSuccess(trx, ctx.state, minimal ? 204 : 200);
-      return patched;
-    });
+    const user = await auditedTransaction(db, ctx.state, minimal ? 204 : 200, (trx) =>
+      users.patchUser(trx, ctx.state.org.id, ctx.params.id!, ctx.request.body),
+    );
     if (minimal) return respond(ctx, 204);
     respond(ctx, 200, render(ctx.state, user, projection));
   });
 
   router.delete('/Users/:id', scope, async (ctx) => {
-    await db.transaction().execute(async (trx) => {
+    await auditedTransaction(db, ctx.state, 204, async (trx) => {
       await users.deleteUser(trx, ctx.state.org, ctx.params.id!);
-      await recordSuccess(trx, ctx.state, 204);
+      return undefined;
     });
     respond(ctx, 204);
   });
