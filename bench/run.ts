@@ -3,7 +3,8 @@
 // bench/results/latest.json). It prints; it asserts nothing.
 //
 // BENCH_USERS (100000), BENCH_DURATION seconds per scenario (8), BENCH_CONNECTIONS (10), BENCH_ROUNDS (3):
-// the lookup and its baselines run in turns, this many times, and their ratio is the rounds' median.
+// the lookup, POST and the baselines run in turns, this many times, and each ratio with a target is
+// the median of the rounds' ratios.
 // BENCH_ONLY=<regex> runs only the scenarios whose names match (the ratios needing others print n/a);
 // BENCH_PROFILE=<dir> writes a V8 CPU profile of each server process there (--cpu-prof).
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -163,6 +164,7 @@ const median = (values: readonly number[]) =>
   [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!;
 
 const LOOKUP = 'GET /Users?filter=userName eq (random user)';
+const CREATE = 'POST /Users';
 const BASELINES = [
   { name: 'baseline: bare Koa + pg, the same userName lookup', prepared: '0' },
   { name: 'baseline, as a named prepared statement', prepared: '1' },
@@ -217,72 +219,114 @@ async function main(): Promise<void> {
 }
 
 interface Comparison {
-  /** Each server's median round (by req/s). */
+  /** Each scenario's median round (by req/s). */
   rows: Row[];
-  /** The median over the rounds of the lookup's req/s over each baseline's in the same round. */
+  /** Medians over the rounds of ratios of req/s measured in the same round. */
   lookupVsBaseline: number | undefined;
   lookupVsPreparedBaseline: number | undefined;
+  createVsLookup: number | undefined;
   rounds: Row[][];
 }
 
+type Request = { path: string; method?: string; body?: string };
+
+/** A POST /Users request with a userName no other has used (the counter spans the rounds). */
+function creator(base: string): (req: Request) => Request {
+  let created = 0;
+  const runId = randomBytes(3).toString('hex');
+  return (req) =>
+    Object.assign(req, {
+      method: 'POST',
+      path: `${base}/Users`,
+      body: JSON.stringify({
+        schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+        userName: `new-${runId}-${created++}@corp.example`,
+        name: { givenName: 'New', familyName: 'User' },
+        emails: [{ type: 'work', value: `new-${created}@corp.example`, primary: true }],
+        active: true,
+      }),
+    });
+}
+
 /**
- * The lookup and the baselines in turns, ROUNDS times, each server alone on the machine (PGlite
- * serves one process), so that a slow stretch of a shared machine weighs on one round, not on one side.
+ * The ratios with targets, measured in turns, ROUNDS times: scimd's lookup and POST, then each
+ * baseline, each server alone on the machine (PGlite serves one process), so that a slow stretch of
+ * a shared machine weighs on one round, not on one side of a ratio.
  */
 async function compareLookup(seeded: Seeded, env: Record<string, string>): Promise<Comparison> {
   const userName = () => pick(seeded.users).userName;
+  const base = `/scim/v2/${seeded.orgId}`;
+  const lookup = (req: Request) => {
+    req.path = `${base}/Users?filter=${encodeURIComponent(`userName eq "${userName()}"`)}`;
+    return req;
+  };
   const servers = [
     {
-      name: LOOKUP,
       command: ['dist/src/index.js'],
       env,
-      path: () =>
-        `/scim/v2/${seeded.orgId}/Users?filter=${encodeURIComponent(`userName eq "${userName()}"`)}`,
+      scenarios: [
+        { name: LOOKUP, request: lookup },
+        { name: CREATE, request: creator(base) },
+      ],
     },
     ...BASELINES.map((b) => ({
-      name: b.name,
       command: ['--import', 'tsx', 'bench/baseline-server.ts'],
       env: { ...env, BASELINE_PREPARED: b.prepared },
-      path: () => `/lookup?userName=${encodeURIComponent(userName())}`,
+      scenarios: [
+        {
+          name: b.name,
+          request: (req: Request) => {
+            req.path = `/lookup?userName=${encodeURIComponent(userName())}`;
+            return req;
+          },
+        },
+      ],
     })),
-  ].filter((server) => !ONLY || ONLY.test(server.name));
+  ]
+    .map((server) => ({ ...server, scenarios: server.scenarios.filter((x) => !ONLY || ONLY.test(x.name)) }))
+    .filter((server) => server.scenarios.length > 0);
   const rounds: Row[][] = [];
   for (let round = 1; round <= ROUNDS && servers.length > 0; round++) {
-    console.log(`lookup and baselines, round ${round} of ${ROUNDS}`);
+    console.log(`lookup, POST and baselines, round ${round} of ${ROUNDS}`);
     const rows: Row[] = [];
     for (const server of servers) {
       const { child, origin } = await start(server.command, server.env);
-      const request = (req: { path: string }) => {
-        req.path = server.path();
-        return req;
-      };
       try {
-        await warmUp(origin, seeded.token, request);
-        rows.push((await load(server.name, origin, child.pid!, seeded.token, request))!);
+        // Warmed up on its first scenario's reads (a POST warm-up would only add users).
+        await warmUp(
+          origin,
+          seeded.token,
+          server.scenarios[0]!.name === CREATE ? lookup : server.scenarios[0]!.request,
+        );
+        for (const scenario of server.scenarios) {
+          rows.push((await load(scenario.name, origin, child.pid!, seeded.token, scenario.request))!);
+        }
       } finally {
         await stop(child);
       }
     }
     rounds.push(rows);
   }
-  const of = (name: string) => rounds.map((r) => r.find((row) => row.scenario === name));
-  const ratio = (name: string) => {
+  const ratio = (top: string, bottom: string) => {
     const pairs = rounds
-      .map((r) => [r.find((x) => x.scenario === LOOKUP), r.find((x) => x.scenario === name)] as const)
+      .map((r) => [r.find((x) => x.scenario === top), r.find((x) => x.scenario === bottom)] as const)
       .filter(([a, b]) => a && b);
     return pairs.length > 0
       ? median(pairs.map(([a, b]) => a!.requestsPerSecond / b!.requestsPerSecond))
       : undefined;
   };
-  const rows = servers.map((server) => {
-    const measured = of(server.name).filter((row) => row !== undefined);
-    const middle = median(measured.map((row) => row.requestsPerSecond));
-    return measured.find((row) => row.requestsPerSecond === middle)!;
-  });
+  const rows = servers.flatMap((server) =>
+    server.scenarios.map((scenario) => {
+      const measured = rounds.flatMap((r) => r.filter((row) => row.scenario === scenario.name));
+      const middle = median(measured.map((row) => row.requestsPerSecond));
+      return measured.find((row) => row.requestsPerSecond === middle)!;
+    }),
+  );
   return {
     rows,
-    lookupVsBaseline: ratio(BASELINES[0].name),
-    lookupVsPreparedBaseline: ratio(BASELINES[1].name),
+    lookupVsBaseline: ratio(LOOKUP, BASELINES[0].name),
+    lookupVsPreparedBaseline: ratio(LOOKUP, BASELINES[1].name),
+    createVsLookup: ratio(CREATE, LOOKUP),
     rounds,
   };
 }
@@ -299,25 +343,6 @@ async function runScenarios(seeded: Seeded, env: Record<string, string>): Promis
       return req;
     };
     await warmUp(origin, token, lookup);
-
-    let created = 0;
-    const runId = randomBytes(3).toString('hex');
-    rows.push(
-      await load('POST /Users', origin, pid, token, (req) => {
-        Object.assign(req, {
-          method: 'POST',
-          path: `${base}/Users`,
-          body: JSON.stringify({
-            schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
-            userName: `new-${runId}-${created++}@corp.example`,
-            name: { givenName: 'New', familyName: 'User' },
-            emails: [{ type: 'work', value: `new-${created}@corp.example`, primary: true }],
-            active: true,
-          }),
-        });
-        return req;
-      }),
-    );
 
     let flip = false;
     rows.push(
@@ -424,19 +449,18 @@ async function runScenarios(seeded: Seeded, env: Record<string, string>): Promis
 
 function printAndSave(comparison: Comparison, scenarios: Row[], elapsedMs: number): void {
   const rows = [
-    ...comparison.rows.filter((r) => r.scenario === LOOKUP),
+    ...comparison.rows.filter((r) => r.scenario === LOOKUP || r.scenario === CREATE),
     ...scenarios,
-    ...comparison.rows.filter((r) => r.scenario !== LOOKUP),
+    ...comparison.rows.filter((r) => r.scenario !== LOOKUP && r.scenario !== CREATE),
   ];
   const get = (prefix: string) => rows.find((r) => r.scenario.startsWith(prefix));
   const ratio = (a: number | undefined, b: number | undefined) =>
     a === undefined || b === undefined ? undefined : a / b;
-  const rate = (prefix: string) => get(prefix)?.requestsPerSecond;
   const p50 = (prefix: string) => get(prefix)?.p50;
   const ratios = {
     lookupVsBaseline: comparison.lookupVsBaseline,
     lookupVsPreparedBaseline: comparison.lookupVsPreparedBaseline,
-    createVsLookup: ratio(rate('POST /Users'), rate('GET /Users?filter')),
+    createVsLookup: comparison.createVsLookup,
     deepCursorVsFirstPageP50: ratio(
       p50('GET /Users page of 100, after'),
       p50('GET /Users page of 100, first page by cursor'),
@@ -449,17 +473,17 @@ function printAndSave(comparison: Comparison, scenarios: Row[], elapsedMs: numbe
     bigVsEmptyGroupGetP50: ratio(p50(`GET ${USERS}-member group`), p50('GET empty group')),
   };
   const show = (value: number | undefined) => (value === undefined ? ' n/a' : value.toFixed(2));
-  const perRound = (baseline: string) =>
+  const perRound = (top: string, bottom: string) =>
     comparison.rounds
       .map((round) => {
-        const lookup = round.find((r) => r.scenario === LOOKUP);
-        const other = round.find((r) => r.scenario === baseline);
-        return lookup && other ? show(lookup.requestsPerSecond / other.requestsPerSecond) : 'n/a';
+        const a = round.find((r) => r.scenario === top);
+        const b = round.find((r) => r.scenario === bottom);
+        return a && b ? show(a.requestsPerSecond / b.requestsPerSecond) : 'n/a';
       })
       .join(', ');
   const machine = `${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, node ${process.version}, ${pgUrl ? 'Postgres' : 'PGlite'}`;
   console.log(
-    `\n${machine}; ${USERS} users; ${CONNECTIONS} connections, ${DURATION} s per scenario; the lookup and the baselines: the median of ${ROUNDS} rounds\n`,
+    `\n${machine}; ${USERS} users; ${CONNECTIONS} connections, ${DURATION} s per scenario; the lookup, POST and the baselines: the median of ${ROUNDS} rounds\n`,
   );
   console.log(
     `| scenario | req/s | p50 ms | p99 ms | errors | peak RSS MB | server CPU ms/req |\n|---|---|---|---|---|---|---|`,
@@ -470,9 +494,9 @@ function printAndSave(comparison: Comparison, scenarios: Row[], elapsedMs: numbe
     );
   console.log(`
 ratios:
-  filter lookup / baseline (req/s)          ${show(ratios.lookupVsBaseline)}   target >= 0.75 (median of the rounds: ${perRound(BASELINES[0].name)})
-  filter lookup / prepared baseline (req/s) ${show(ratios.lookupVsPreparedBaseline)}   (reported; rounds: ${perRound(BASELINES[1].name)})
-  POST /Users / filter lookup (req/s)        ${show(ratios.createVsLookup)}   target >= 0.5
+  filter lookup / baseline (req/s)          ${show(ratios.lookupVsBaseline)}   target >= 0.75 (median of the rounds: ${perRound(LOOKUP, BASELINES[0].name)})
+  filter lookup / prepared baseline (req/s) ${show(ratios.lookupVsPreparedBaseline)}   (reported; rounds: ${perRound(LOOKUP, BASELINES[1].name)})
+  POST /Users / filter lookup (req/s)        ${show(ratios.createVsLookup)}   target >= 0.5 (median of the rounds: ${perRound(CREATE, LOOKUP)})
   deep page by cursor / first page (p50)     ${show(ratios.deepCursorVsFirstPageP50)}   target <= 1.5
   deep page by startIndex / first page (p50) ${show(ratios.deepIndexVsFirstPageP50)}   (reported)
   1-member PATCH big / small group (p50)     ${show(ratios.bigVsSmallGroupPatchP50)}   target < 2
