@@ -3,7 +3,7 @@
 // route that matched, then the route. A path no route takes is a 404 or a 405.
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
-import { type AuditWriter, auditRow } from './audit/audit.js';
+import type { AuditWriter } from './audit/audit.js';
 import {
   type AuthenticatedToken,
   authenticateScimRequest,
@@ -84,28 +84,24 @@ export function scimApi(deps: ScimApiDeps): Middleware {
         deps.tokenChecks,
       );
       const state = ctx.state as ScimState;
-      state.org = token.org;
-      state.tokenId = token.tokenId;
-      state.scopes = token.scopes;
-      state.baseUrl = `${deps.publicUrl}/scim/v2/${encodeURIComponent(orgId)}`;
-      const write = auditedWrite(ctx.method, match[2] ?? '', undefined);
+      const write = auditedWrite(ctx.method, match[2] ?? '');
       const actor = `token:${token.tokenId}`;
       const auditOrg = token.org.id;
       state.audit = write && {
         committed: false,
-        entry: (status, resourceId) =>
-          auditRow(
-            {
-              orgId: auditOrg,
-              actor,
-              ...write,
-              resourceId: resourceId ?? write.resourceId,
-              status,
-              requestId: state.requestId,
-            },
-            new Date(),
-          ),
+        entry: (status, resourceId) => ({
+          orgId: auditOrg,
+          actor,
+          ...write,
+          resourceId: resourceId ?? write.resourceId,
+          status,
+          requestId: state.requestId,
+        }),
       };
+      state.org = token.org;
+      state.tokenId = token.tokenId;
+      state.scopes = token.scopes;
+      state.baseUrl = `${deps.publicUrl}/scim/v2/${encodeURIComponent(orgId)}`;
 
       let routed = true;
       await routes(ctx as Parameters<typeof routes>[0], async () => {
@@ -133,18 +129,11 @@ export function scimApi(deps: ScimApiDeps): Middleware {
           'a SCIM write succeeded without its audit entry',
         );
       }
-      const audited =
-        !pending?.committed && auditedWrite(ctx.method, match[2] ?? '', succeeded ? ctx.body : undefined);
       await Promise.all([
         recordTokenUse(deps.db, token, succeeded, new Date()),
-        audited &&
-          deps.audit.record({
-            orgId: token.org.id,
-            actor: `token:${token.tokenId}`,
-            ...audited,
-            status: ctx.status,
-            requestId: ctx.state.requestId,
-          }),
+        pending &&
+          !pending.committed &&
+          deps.audit.record(pending.entry(ctx.status, succeeded ? createdId(ctx.body) : undefined)),
       ]);
     } catch (err) {
       deps.logger.warn({ err, requestId: ctx.state.requestId }, 'could not record token use or audit');
@@ -168,24 +157,26 @@ const WRITE_ACTIONS: Readonly<Record<string, string>> = {
 };
 const RESOURCE_PATH = /^\/(Users|Groups)(?:\/([^/]+))?\/?$/i;
 
-/** The audit action of a SCIM request, when it writes a user or a group (searches do not). */
-function auditedWrite(method: string, rest: string, body: unknown) {
+/**
+ * The audit action of a SCIM request, when it writes a user or a group (searches do not), with the
+ * resource the path names.
+ */
+function auditedWrite(method: string, rest: string) {
   const verb = WRITE_ACTIONS[method];
+  if (!verb) return undefined;
   const match = RESOURCE_PATH.exec(rest);
-  if (!verb || !match || match[2]?.toLowerCase() === '.search') return undefined;
+  if (!match || match[2]?.toLowerCase() === '.search') return undefined;
   const type = match[1]!.toLowerCase() === 'users' ? 'User' : 'Group';
-  const created = typeof body === 'object' && body !== null ? (body as { id?: unknown }).id : undefined;
   const named = match[2] ? (safeDecode(match[2]) ?? match[2]) : undefined;
   // An id in the path matches whatever its case; the log keeps the id as stored (lower case).
-  const resourceId =
-    named !== undefined
-      ? isUuid(named)
-        ? named.toLowerCase()
-        : named
-      : typeof created === 'string'
-        ? created
-        : undefined;
+  const resourceId = named !== undefined && isUuid(named) ? named.toLowerCase() : named;
   return { action: `${type.toLowerCase()}.${verb}`, resourceType: type, resourceId };
+}
+
+/** The id of the resource a successful create answered with. */
+function createdId(body: unknown): string | undefined {
+  const id = typeof body === 'object' && body !== null ? (body as { id?: unknown }).id : undefined;
+  return typeof id === 'string' ? id : undefined;
 }
 
 function renderError(ctx: Parameters<Middleware>[0], error: unknown, logger: Logger): void {

@@ -1,6 +1,6 @@
 import type { RouterContext } from '@koa/router';
 import type { Kysely, Transaction } from 'kysely';
-import { type AuditRow, insertAudit } from '../audit/audit.js';
+import { type AuditEntry, type AuditRow, auditRow, insertAudit } from '../audit/audit.js';
 import type { DB, DeprovisioningMode, TokenScope } from '../db/tables.js';
 
 export interface OrgContext {
@@ -25,8 +25,8 @@ export interface ScimState {
 
 /** The audit entry of a write, known before the write runs but for its outcome. */
 export interface PendingAudit {
-  /** The entry of the write's success, answered with `status`; `resourceId` names what it wrote. */
-  entry(status: number, resourceId?: string): AuditRow;
+  /** The entry of the write answered with `status`; `resourceId` names what it wrote, if the path does not. */
+  entry(status: number, resourceId?: string): AuditEntry;
   /** Set once the change has committed with its entry: scim-api then writes no entry of its own. */
   committed: boolean;
 }
@@ -44,8 +44,7 @@ export async function auditedTransaction<T extends { id: string } | undefined>(
 ): Promise<T> {
   const result = await db.transaction().execute(async (trx) => {
     const done = await work(trx);
-    const row = state.audit?.entry(status, done?.id);
-    if (row) await insertAudit(trx, [row]);
+    if (state.audit) await insertAudit(trx, [auditRow(state.audit.entry(status, done?.id), new Date())]);
     return done;
   });
   if (state.audit) state.audit.committed = true;
@@ -58,7 +57,7 @@ export async function auditedStatement<T>(
   status: number,
   work: (entry: (id: string) => AuditRow | undefined) => Promise<T>,
 ): Promise<T> {
-  const result = await work((id) => state.audit?.entry(status, id));
+  const result = await work((id) => state.audit && auditRow(state.audit.entry(status, id), new Date()));
   if (state.audit) state.audit.committed = true;
   return result;
 }
