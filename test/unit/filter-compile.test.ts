@@ -1,22 +1,14 @@
 // The SQL a filter compiles to, and its parameters: the shapes IdPs send, the case rules, escaping.
-import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { fill } from '../../src/db/shapes.js';
-import type { DB } from '../../src/db/tables.js';
 import { compileFilter } from '../../src/filter/compile.js';
 import { parseFilter } from '../../src/filter/parse.js';
 import { resolveFilter } from '../../src/filter/resolve.js';
 import { userStorage } from '../../src/resources/users.repository.js';
 import { resourceTypes } from '../../src/schema/registry.js';
+import { compileOnly } from '../helpers/compile-only.js';
 
-const db = new Kysely<DB>({
-  dialect: {
-    createAdapter: () => new PostgresAdapter(),
-    createDriver: () => new DummyDriver(),
-    createIntrospector: (k) => new PostgresIntrospector(k),
-    createQueryCompiler: () => new PostgresQueryCompiler(),
-  },
-});
+const db = compileOnly;
 
 function compile(filter: string) {
   const { where, values } = compileFilter(

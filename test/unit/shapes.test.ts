@@ -1,17 +1,9 @@
 // Query shapes (src/db/shapes.ts): built once per key, values filled per call, never a stale value.
-import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { Bindings, fill, MAX_SHAPES, QueryShapes, Slot, slot, slots } from '../../src/db/shapes.js';
-import type { DB } from '../../src/db/tables.js';
+import { compileOnly } from '../helpers/compile-only.js';
 
-const db = new Kysely<DB>({
-  dialect: {
-    createAdapter: () => new PostgresAdapter(),
-    createDriver: () => new DummyDriver(),
-    createIntrospector: (k) => new PostgresIntrospector(k),
-    createQueryCompiler: () => new PostgresQueryCompiler(),
-  },
-});
+const db = compileOnly;
 
 const byName = () =>
   db.selectFrom('users').select('id').where('org_id', '=', slot('org')).where('user_name', '=', slot('name'));
