@@ -129,12 +129,13 @@ export function scimApi(deps: ScimApiDeps): Middleware {
           'a SCIM write succeeded without its audit entry',
         );
       }
-      await Promise.all([
-        recordTokenUse(deps.db, token, succeeded, new Date()),
-        pending &&
-          !pending.committed &&
-          deps.audit.record(pending.entry(ctx.status, succeeded ? createdId(ctx.body) : undefined)),
-      ]);
+      const tokenUse = recordTokenUse(deps.db, token, succeeded, new Date());
+      const audit =
+        pending && !pending.committed
+          ? deps.audit.record(pending.entry(ctx.status, succeeded ? createdId(ctx.body) : undefined))
+          : undefined;
+      // A read that records nothing (nearly every one) finishes here without waiting on anything.
+      if (tokenUse || audit) await Promise.all([tokenUse, audit]);
     } catch (err) {
       deps.logger.warn({ err, requestId: ctx.state.requestId }, 'could not record token use or audit');
     }

@@ -102,20 +102,23 @@ function stale(at: Date | null, now: Date): boolean {
   return !at || now.getTime() - at.getTime() >= USAGE_WRITE_INTERVAL_MS;
 }
 
-/** Records use (and success) of a token, at most once a minute each, so most requests write nothing. */
-export async function recordTokenUse(
+/**
+ * Records use (and success) of a token, at most once a minute each. Most requests write nothing, and
+ * then this returns undefined at once, so that they do not wait on a promise for nothing.
+ */
+export function recordTokenUse(
   db: Kysely<DB>,
   token: AuthenticatedToken,
   succeeded: boolean,
   now: Date,
-): Promise<void> {
+): Promise<unknown> | undefined {
   const set: { last_used_at?: Date; last_success_at?: Date } = {};
   const { usage } = token;
   // Claimed before the write, so the concurrent requests sharing this check do not write it too.
   if (stale(usage.lastUsedAt, now)) set.last_used_at = usage.lastUsedAt = now;
   if (succeeded && stale(usage.lastSuccessAt, now)) set.last_success_at = usage.lastSuccessAt = now;
-  if (Object.keys(set).length === 0) return;
-  await db
+  if (set.last_used_at === undefined && set.last_success_at === undefined) return undefined;
+  return db
     .updateTable('scim_tokens')
     .set(set)
     .where('org_id', '=', token.org.id)
