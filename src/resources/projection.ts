@@ -37,7 +37,22 @@ export function parseAttributeList(raw: string | undefined): string[] | undefine
   return names.length > 0 ? names : undefined;
 }
 
+/** The projection of a request that names no attributes (nearly every one), per type. */
+const defaultProjections = new WeakMap<ResourceTypeDef, Projection>();
+
 function compile(type: ResourceTypeDef, params: ProjectionParams): Projection {
+  if (params.attributes === undefined && params.excludedAttributes === undefined) {
+    let projection = defaultProjections.get(type);
+    if (!projection) {
+      projection = compileList(type, params);
+      defaultProjections.set(type, projection);
+    }
+    return projection;
+  }
+  return compileList(type, params);
+}
+
+function compileList(type: ResourceTypeDef, params: ProjectionParams): Projection {
   const list = params.attributes ?? params.excludedAttributes;
   const mode = params.attributes ? 'attributes' : params.excludedAttributes ? 'excluded' : 'default';
   const selection: Selection = new Map();

@@ -4,7 +4,13 @@
 import { z } from 'zod';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../db/text.js';
 import { InvalidSyntaxError, InvalidValueError } from '../http/scim-errors.js';
-import { commonAttributes, coreSchemaOf, extensionSchemasOf, findAttribute } from '../schema/registry.js';
+import {
+  commonAttributes,
+  coreSchemaOf,
+  extensionSchemasOf,
+  findAttribute,
+  topLevelAttributes,
+} from '../schema/registry.js';
 import type { AttributeDef, ResourceTypeDef, SchemaDef } from '../schema/types.js';
 
 /**
@@ -127,7 +133,7 @@ function canonicalKeys(
 function gather(raw: Record<string, unknown>, type: ResourceTypeDef): Record<string, unknown> {
   const core = coreSchemaOf(type);
   const extensions = extensionSchemasOf(type);
-  const top = [...commonAttributes, ...core.attributes];
+  const top = topLevelAttributes(type);
   const out: Record<string, unknown> = {};
   const ext = new Map<SchemaDef, Record<string, unknown>>();
 

@@ -77,15 +77,35 @@ export function extensionSchemasOf(type: ResourceTypeDef): SchemaDef[] {
   return type.schemaExtensions.map((e) => findSchema(e.schema)!);
 }
 
+// Path resolution runs on every filter, PATCH path, projection and body a request carries, so each
+// list of attributes is indexed by lower-cased name once (the registry never changes), rather than
+// lower-casing every name of the list on each lookup.
+const byLowerName = new WeakMap<readonly AttributeDef[], ReadonlyMap<string, AttributeDef>>();
+
 /** Attribute names are case-insensitive (RFC 7643 §2.1). */
 export function findAttribute(attributes: readonly AttributeDef[], name: string): AttributeDef | undefined {
-  const lower = name.toLowerCase();
-  return attributes.find((a) => a.name.toLowerCase() === lower);
+  if (attributes.length === 0) return undefined;
+  let index = byLowerName.get(attributes);
+  if (!index) {
+    const named = new Map<string, AttributeDef>();
+    // The first of two names that differ only in case wins, as a scan of the list would find it.
+    for (const a of attributes) if (!named.has(a.name.toLowerCase())) named.set(a.name.toLowerCase(), a);
+    byLowerName.set(attributes, named);
+    index = named;
+  }
+  return index.get(name.toLowerCase());
 }
+
+const topLevel = new WeakMap<ResourceTypeDef, readonly AttributeDef[]>();
 
 /** The attributes addressable without a URN: the core schema's and the common ones. */
 export function topLevelAttributes(type: ResourceTypeDef): readonly AttributeDef[] {
-  return [...commonAttributes, ...coreSchemaOf(type).attributes];
+  let attributes = topLevel.get(type);
+  if (!attributes) {
+    attributes = [...commonAttributes, ...coreSchemaOf(type).attributes];
+    topLevel.set(type, attributes);
+  }
+  return attributes;
 }
 
 export type ResolvedPath =
