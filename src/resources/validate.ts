@@ -87,7 +87,7 @@ function attributeSchema(attr: AttributeDef, context: ValidationContext): z.ZodT
     : required && attr.type === 'string'
       ? text.pipe(z.string().min(1, 'must not be empty'))
       : item;
-  return z.preprocess(
+  const schema = z.preprocess(
     (raw) => {
       if (raw === null) return undefined; // RFC 7643 §2.5: null is the same as unassigned.
       // Older Entra and SDK shapes wrap a single value in a one-element array.
@@ -105,6 +105,10 @@ function attributeSchema(attr: AttributeDef, context: ValidationContext): z.ZodT
     },
     required ? base : base.optional(),
   );
+  // An optional attribute the body does not carry stops here: without the outer optional, zod would
+  // run the preprocessing above for every attribute of the schema on every body (the bench's POST
+  // spent about 40 µs of server CPU validating, most of it on attributes it did not send).
+  return required ? schema : schema.optional();
 }
 
 function objectShape(attrs: readonly AttributeDef[], context: ValidationContext): Record<string, z.ZodType> {
