@@ -69,12 +69,27 @@ export function findSchema(urn: string): SchemaDef | undefined {
   return schemasByLowerId.get(urn.toLowerCase());
 }
 
-export function coreSchemaOf(type: ResourceTypeDef): SchemaDef {
-  return findSchema(type.schema)!;
+// A type's schemas, looked up once: requests ask for them on every body, path and projection.
+const schemasOfType = new WeakMap<ResourceTypeDef, { core: SchemaDef; extensions: readonly SchemaDef[] }>();
+
+function schemasOf(type: ResourceTypeDef) {
+  let found = schemasOfType.get(type);
+  if (!found) {
+    found = {
+      core: findSchema(type.schema)!,
+      extensions: type.schemaExtensions.map((e) => findSchema(e.schema)!),
+    };
+    schemasOfType.set(type, found);
+  }
+  return found;
 }
 
-export function extensionSchemasOf(type: ResourceTypeDef): SchemaDef[] {
-  return type.schemaExtensions.map((e) => findSchema(e.schema)!);
+export function coreSchemaOf(type: ResourceTypeDef): SchemaDef {
+  return schemasOf(type).core;
+}
+
+export function extensionSchemasOf(type: ResourceTypeDef): readonly SchemaDef[] {
+  return schemasOf(type).extensions;
 }
 
 // Path resolution runs on every filter, PATCH path, projection and body a request carries, so each
