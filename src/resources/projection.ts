@@ -3,6 +3,7 @@ import { InvalidValueError } from '../http/scim-errors.js';
 import {
   commonAttributes,
   coreSchemaOf,
+  derivedOnce,
   extensionSchemasOf,
   resolveAttributePath,
 } from '../schema/registry.js';
@@ -38,18 +39,12 @@ export function parseAttributeList(raw: string | undefined): string[] | undefine
 }
 
 /** The projection of a request that names no attributes (nearly every one), per type. */
-const defaultProjections = new WeakMap<ResourceTypeDef, Projection>();
+const defaultProjection = derivedOnce((type: ResourceTypeDef) => compileList(type, {}));
 
 function compile(type: ResourceTypeDef, params: ProjectionParams): Projection {
-  if (params.attributes === undefined && params.excludedAttributes === undefined) {
-    let projection = defaultProjections.get(type);
-    if (!projection) {
-      projection = compileList(type, params);
-      defaultProjections.set(type, projection);
-    }
-    return projection;
-  }
-  return compileList(type, params);
+  return params.attributes === undefined && params.excludedAttributes === undefined
+    ? defaultProjection(type)
+    : compileList(type, params);
 }
 
 function compileList(type: ResourceTypeDef, params: ProjectionParams): Projection {
@@ -145,22 +140,15 @@ interface Layout {
   readonly meta: readonly AttributeDef[];
 }
 
-const layouts = new WeakMap<ResourceTypeDef, Layout>();
-
 /** The order a resource is written in, per type, worked out once. */
-function layoutOf(type: ResourceTypeDef): Layout {
-  let layout = layouts.get(type);
-  if (!layout) {
-    const [id, meta] = commonAttributes;
-    layout = {
-      core: [id!, ...coreSchemaOf(type).attributes],
-      extensions: extensionSchemasOf(type),
-      meta: [meta!],
-    };
-    layouts.set(type, layout);
-  }
-  return layout;
-}
+const layoutOf = derivedOnce((type: ResourceTypeDef): Layout => {
+  const [id, meta] = commonAttributes;
+  return {
+    core: [id!, ...coreSchemaOf(type).attributes],
+    extensions: extensionSchemasOf(type),
+    meta: [meta!],
+  };
+});
 
 /**
  * Applies attributes/excludedAttributes and the `returned` characteristics to rendered resources:

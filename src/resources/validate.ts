@@ -4,13 +4,7 @@
 import { z } from 'zod';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../db/text.js';
 import { InvalidSyntaxError, InvalidValueError } from '../http/scim-errors.js';
-import {
-  commonAttributes,
-  coreSchemaOf,
-  extensionSchemasOf,
-  findAttribute,
-  topLevelAttributes,
-} from '../schema/registry.js';
+import { coreSchemaOf, extensionSchemasOf, findAttribute, topLevelAttributes } from '../schema/registry.js';
 import type { AttributeDef, ResourceTypeDef, SchemaDef } from '../schema/types.js';
 
 /**
@@ -193,8 +187,7 @@ interface Validator {
 }
 
 function buildValidator(type: ResourceTypeDef, context: ValidationContext): Validator {
-  const core = coreSchemaOf(type);
-  const attrs = [...commonAttributes, ...core.attributes].filter((a) => includedIn(context, a));
+  const attrs = topLevelAttributes(type).filter((a) => includedIn(context, a));
   const shape: Record<string, z.ZodType> = objectShape(attrs, context);
   shape.schemas = z.array(z.string()).optional();
   for (const schema of extensionSchemasOf(type)) {

@@ -69,20 +69,27 @@ export function findSchema(urn: string): SchemaDef | undefined {
   return schemasByLowerId.get(urn.toLowerCase());
 }
 
-// A type's schemas, looked up once: requests ask for them on every body, path and projection.
-const schemasOfType = new WeakMap<ResourceTypeDef, { core: SchemaDef; extensions: readonly SchemaDef[] }>();
-
-function schemasOf(type: ResourceTypeDef) {
-  let found = schemasOfType.get(type);
-  if (!found) {
-    found = {
-      core: findSchema(type.schema)!,
-      extensions: type.schemaExtensions.map((e) => findSchema(e.schema)!),
-    };
-    schemasOfType.set(type, found);
-  }
-  return found;
+/**
+ * A value worked out once per registry object (a resource type, a list of attributes) and kept while
+ * the object lives: the registry never changes, and requests ask for these on every body, path and
+ * projection.
+ */
+export function derivedOnce<K extends object, V>(derive: (key: K) => V): (key: K) => V {
+  const known = new WeakMap<K, V>();
+  return (key) => {
+    let value = known.get(key);
+    if (value === undefined) {
+      value = derive(key);
+      known.set(key, value);
+    }
+    return value;
+  };
 }
+
+const schemasOf = derivedOnce((type: ResourceTypeDef) => ({
+  core: findSchema(type.schema)!,
+  extensions: type.schemaExtensions.map((e) => findSchema(e.schema)!) as readonly SchemaDef[],
+}));
 
 export function coreSchemaOf(type: ResourceTypeDef): SchemaDef {
   return schemasOf(type).core;
@@ -92,36 +99,27 @@ export function extensionSchemasOf(type: ResourceTypeDef): readonly SchemaDef[] 
   return schemasOf(type).extensions;
 }
 
-// Path resolution runs on every filter, PATCH path, projection and body a request carries, so each
-// list of attributes is indexed by lower-cased name once (the registry never changes), rather than
-// lower-casing every name of the list on each lookup.
-const byLowerName = new WeakMap<readonly AttributeDef[], ReadonlyMap<string, AttributeDef>>();
+/** A list of attributes by lower-cased name; of two names that differ only in case, the first. */
+const byLowerName = derivedOnce((attributes: readonly AttributeDef[]) => {
+  const named = new Map<string, AttributeDef>();
+  for (const a of attributes) {
+    const lower = a.name.toLowerCase();
+    if (!named.has(lower)) named.set(lower, a);
+  }
+  return named as ReadonlyMap<string, AttributeDef>;
+});
 
 /** Attribute names are case-insensitive (RFC 7643 §2.1). */
 export function findAttribute(attributes: readonly AttributeDef[], name: string): AttributeDef | undefined {
+  // An empty list is often a fresh `?? []`: nothing to find, and nothing worth indexing.
   if (attributes.length === 0) return undefined;
-  let index = byLowerName.get(attributes);
-  if (!index) {
-    const named = new Map<string, AttributeDef>();
-    // The first of two names that differ only in case wins, as a scan of the list would find it.
-    for (const a of attributes) if (!named.has(a.name.toLowerCase())) named.set(a.name.toLowerCase(), a);
-    byLowerName.set(attributes, named);
-    index = named;
-  }
-  return index.get(name.toLowerCase());
+  return byLowerName(attributes).get(name.toLowerCase());
 }
-
-const topLevel = new WeakMap<ResourceTypeDef, readonly AttributeDef[]>();
 
 /** The attributes addressable without a URN: the core schema's and the common ones. */
-export function topLevelAttributes(type: ResourceTypeDef): readonly AttributeDef[] {
-  let attributes = topLevel.get(type);
-  if (!attributes) {
-    attributes = [...commonAttributes, ...coreSchemaOf(type).attributes];
-    topLevel.set(type, attributes);
-  }
-  return attributes;
-}
+export const topLevelAttributes: (type: ResourceTypeDef) => readonly AttributeDef[] = derivedOnce(
+  (type: ResourceTypeDef) => [...commonAttributes, ...coreSchemaOf(type).attributes],
+);
 
 export type ResolvedPath =
   /** The path names a whole extension schema, e.g. the enterprise URN itself. */
