@@ -1,6 +1,5 @@
 // The server as a process would run it: serve() on embedded PGlite in a data directory, a second
 // process refused on the same directory, and a graceful stop that lets an in-flight request finish.
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../src/config.js';
 import { serve } from '../src/index.js';
+import { runModule } from './helpers/child-module.js';
 
 let dataDir: string;
 let running: Awaited<ReturnType<typeof serve>>;
@@ -50,16 +50,9 @@ describe('serve', () => {
   });
 
   it('refuses a second process on the same PGlite directory with a clear message', () => {
-    const child = spawnSync(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        '--input-type=module',
-        '-e',
-        "const { main } = await import('./src/cli.ts'); process.exitCode = await main(['migrate']);",
-      ],
-      { env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' }, encoding: 'utf8', timeout: 60_000 },
+    const child = runModule(
+      "const { main } = await import('./src/cli.ts'); process.exitCode = await main(['migrate']);",
+      { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' },
     );
     expect(child.status).toBe(1);
     expect(child.stderr).toMatch(/in use by another scimd process \(pid \d+\)/);

@@ -1,8 +1,8 @@
 // The log output (src/log.ts): lines logged in one turn of the event loop leave in one write, in
 // order, before the next turn; none is lost when the process exits, even on an uncaught exception.
-import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { createLogger, TurnBufferedOutput } from '../../src/log.js';
+import { runModule } from '../helpers/child-module.js';
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -44,19 +44,11 @@ describe('TurnBufferedOutput', () => {
     ['exits', 'process.exit(0)'],
     ['throws an uncaught exception', "throw new Error('boom')"],
   ])('writes what is pending when the process %s', (_, ending) => {
-    const child = spawnSync(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        '--input-type=module',
-        '-e',
-        `const { createLogger } = await import('./src/log.ts');
-         const logger = createLogger('info');
-         logger.info('one'); logger.info('two');
-         ${ending};`,
-      ],
-      { encoding: 'utf8', timeout: 60_000 },
+    const child = runModule(
+      `const { createLogger } = await import('./src/log.ts');
+       const logger = createLogger('info');
+       logger.info('one'); logger.info('two');
+       ${ending};`,
     );
     const messages = child.stdout
       .trim()
