@@ -75,9 +75,25 @@ export interface SortKey {
   readonly notNull?: boolean;
 }
 
-/** The expression rows are ordered by (before the id), as the storage holds it. */
+const sortKeys = new WeakMap<StorageMapping, Map<string, SortKey>>();
+
+/**
+ * The expression rows are ordered by (before the id), as the storage holds it. It depends on the
+ * order and the storage alone, and Kysely's builders are immutable: each is built once.
+ */
 export function compileSortKey(sort: SortSpec, storage: StorageMapping, createdColumn: string): SortKey {
-  return { name: sort.key, ...sortExpression(sort, storage, createdColumn) };
+  let known = sortKeys.get(storage);
+  if (!known) {
+    known = new Map();
+    sortKeys.set(storage, known);
+  }
+  const id = `${createdColumn} ${sort.key}`;
+  let key = known.get(id);
+  if (!key) {
+    key = { name: sort.key, ...sortExpression(sort, storage, createdColumn) };
+    known.set(id, key);
+  }
+  return key;
 }
 
 function sortExpression(

@@ -148,7 +148,7 @@ export async function deleteGroup(db: Kysely<DB>, orgId: string, id: string): Pr
 /** The organization's groups (its id in the slot `org`) that match the filter. */
 function matchingGroups(db: Kysely<DB>, query: ListQuery) {
   const base = db.selectFrom('groups').where('org_id', '=', slot('org'));
-  return query.filter ? base.where(query.filter.where) : base;
+  return query.filter ? base.where(query.filter.where()) : base;
 }
 
 /** The rows of one page, in the direction they are read (tests EXPLAIN it). */
@@ -274,7 +274,7 @@ export async function removeMembers(
     if (uuids.length === 0) return 0;
     query = query.where('gm.user_id', 'in', uuids);
   }
-  if (filter) query = query.where(filter.where);
+  if (filter) query = query.where(filter.where());
   const result = await db.executeQuery(fill(query.compile(), filter?.values ?? {}));
   return Number(result.numAffectedRows ?? 0);
 }

@@ -225,7 +225,7 @@ export const userStorage: StorageMapping = {
 /** The organization's users (its id in the slot `org`) that match the filter. */
 function matchingUsers(db: Kysely<DB>, query: ListQuery) {
   const base = db.selectFrom('users').where('org_id', '=', slot('org')).where('deprovisioned_at', 'is', null);
-  return query.filter ? base.where(query.filter.where) : base;
+  return query.filter ? base.where(query.filter.where()) : base;
 }
 
 /**
