@@ -4,7 +4,7 @@ import { isUuid } from '../db/ids.js';
 import type { DB, DeprovisioningMode, TokenScope } from '../db/tables.js';
 import { UnauthorizedError } from '../http/scim-errors.js';
 import type { OrgContext } from '../http/scim-state.js';
-import { hashMatches, hashSecret, looksLikeSecret, secretPrefix } from './secrets.js';
+import { hashMatches, looksLikeSecret, secretDigest, secretPrefix } from './secrets.js';
 import type { TokenCache } from './token-cache.js';
 
 /** When a token was last used, and last used successfully, as this process last knew or wrote it. */
@@ -46,10 +46,10 @@ export async function authenticateScimRequest(
   if (!match) throw new UnauthorizedError('A bearer token is required: Authorization: Bearer <SCIM token>');
   const secret = match[1]!;
   if (!looksLikeSecret(secret) || !isUuid(orgId)) throw invalidToken();
-  const hash = hashSecret(secret);
-  const key = hash.toString('base64');
+  const key = secretDigest(secret);
   const remembered = checks?.get(orgId, key, now.getTime());
   if (remembered) return unexpired(remembered, now);
+  const hash = Buffer.from(key, 'base64');
   const readAt = checks?.generation ?? 0;
   const candidates = await db
     .selectFrom('scim_tokens as t')
