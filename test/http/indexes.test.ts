@@ -113,6 +113,19 @@ it.each([
   expect(text).not.toMatch(/"Node Type":"Seq Scan"/);
 });
 
+it('indexes the lower-cased values of a multi-valued attribute, whatever the shape of its JSON', async () => {
+  // The GIN index holds these arrays: a rewrite of scim_ci_values must give the same results.
+  const { rows } = await sql<{ n: number; ci: (string | null)[] }>`
+    select n, scim_ci_values(items) as ci from (values
+      (1, '[{"value": "Ana@X.example", "type": "work"}, {"value": "ÉLODIE@x"}]'::jsonb),
+      (2, '[{"type": "work"}, {"value": "b@Y"}]'::jsonb),
+      (3, '[]'::jsonb),
+      (4, '{"value": "not-an-array@x"}'::jsonb),
+      (5, null)) as t(n, items)
+    order by n`.execute(harness.database.db);
+  expect(rows.map((r) => r.ci)).toEqual([['ana@x.example', 'élodie@x'], [null, 'b@y'], [], [], []]);
+});
+
 it('a cursor page deep into the organization reads the creation-order index, not the whole table', async () => {
   const deep = (await t.get('/Users?attributes=id&startIndex=4000&count=1').expect(200)).body.Resources[0];
   const row = await sql<{
