@@ -2,7 +2,7 @@
 // organization seeded in SQL, load from autocannon over loopback, one table of figures (and
 // bench/results/latest.json). It prints; it asserts nothing.
 //
-// BENCH_USERS (100000), BENCH_DURATION seconds per scenario (8), BENCH_CONNECTIONS (10), BENCH_ROUNDS (3):
+// BENCH_USERS (100000), BENCH_DURATION seconds per scenario (8), BENCH_CONNECTIONS (10), BENCH_ROUNDS (5):
 // the lookup, POST and the baselines run in turns, this many times, and each ratio with a target is
 // the median of the rounds' ratios.
 // BENCH_ONLY=<regex> runs only the scenarios whose names match (the ratios needing others print n/a);
@@ -23,7 +23,7 @@ const USERS = Number(process.env.BENCH_USERS ?? 100_000);
 const DURATION = Number(process.env.BENCH_DURATION ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const WARM_UP = Number(process.env.BENCH_WARM_UP ?? 3);
-const ROUNDS = Math.max(1, Math.floor(Number(process.env.BENCH_ROUNDS ?? 3)) || 3);
+const ROUNDS = Math.max(1, Math.floor(Number(process.env.BENCH_ROUNDS ?? 5)) || 5);
 const SPARE = 20_000;
 const ADMIN_TOKEN = `bench-${randomBytes(8).toString('hex')}`;
 const pgUrl = process.env.BENCH_DATABASE_URL;
