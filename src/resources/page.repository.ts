@@ -82,7 +82,8 @@ function listValues(orgId: string, query: ListQuery): SlotValues {
  * Adds columns worked out per row of a page, such as a user's groups, once the page is cut: in the
  * page query itself Postgres would compute them for every row that OFFSET skips or a sort reads.
  * The page is read again in its own order (its sort key, then id), so nothing depends on how
- * Postgres returns a subquery's rows.
+ * Postgres returns a subquery's rows. It returns the page's `kept` columns and `sort_value`, not the
+ * columns only the decorations or the order read (each column returned is parsed for every row).
  */
 export function decoratePage<D>(
   db: Kysely<D>,
@@ -90,13 +91,14 @@ export function decoratePage<D>(
   paged: SelectQueryBuilder<any, any, any>,
   table: string,
   query: ListQuery,
+  kept: readonly string[],
   columns: readonly AliasedRawBuilder<unknown, string>[],
 ) {
   const order = orderBy(readsDescending(query));
   // biome-ignore lint/suspicious/noExplicitAny: the page's columns are the caller's to type.
   return (db as Kysely<any>)
     .selectFrom(paged.as(table))
-    .selectAll(table)
+    .select([...kept, 'sort_value'].map((column) => `${table}.${column}`))
     .select(columns)
     .orderBy(sql`${sql.ref(`${table}.sort_key`)} ${order.key}`)
     .orderBy(sql`${sql.ref(`${table}.id`)} ${order.id}`);

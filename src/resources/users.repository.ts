@@ -241,7 +241,7 @@ export function userPageQuery(
   return compiledList('users', orgId, query, groups ? 'page with groups' : 'page', () => {
     if (!groups) return pageRows(matchingUsers(db, query).select(visible), 'users', query);
     const paged = pageRows(matchingUsers(db, query).select([...visible, 'org_id']), 'users', query);
-    return decoratePage(db, paged, 'users', query, [groupsOfUser]);
+    return decoratePage(db, paged, 'users', query, visible, [groupsOfUser]);
   });
 }
 
