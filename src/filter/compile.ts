@@ -14,6 +14,7 @@ import { type RawBuilder, type SqlBool, sql } from 'kysely';
 import { isUuid } from '../db/ids.js';
 import { Bindings, type Slot, type SlotValues } from '../db/shapes.js';
 import { InvalidFilterError } from '../http/scim-errors.js';
+import { derivedOnce, derivedOncePerName } from '../schema/registry.js';
 import type { AttributeDef } from '../schema/types.js';
 import type { CompareOp } from './ast.js';
 import { compareValues } from './evaluate.js';
@@ -118,8 +119,8 @@ export function pathKey(target: {
  * Scalars do not depend on values, and Kysely's builders are immutable: each is built once per
  * storage mapping (attributes and relation elements) or per sub-attribute (elements read from jsonb).
  */
-const attributeScalars = new WeakMap<StorageMapping, Map<string, Scalar>>();
-const jsonElementScalars = new WeakMap<AttributeDef, Scalar>();
+const storedScalar = derivedOncePerName<StorageMapping, Scalar>();
+const jsonElementScalar = derivedOnce((sub: AttributeDef) => jsonScalar(`e.v:${sub.name}`, ELEMENT, sub));
 
 /** Binds a comparison value: the slot the SQL holds in its place. */
 type Bind = (value: unknown) => Slot;
@@ -143,23 +144,9 @@ export class FilterCompiler {
     return target.extension ? sql`(${this.data}->${sql.lit(target.schema!)})` : this.data;
   }
 
-  private remembered(key: string, make: () => Scalar): Scalar {
-    let scalars = attributeScalars.get(this.storage);
-    if (!scalars) {
-      scalars = new Map();
-      attributeScalars.set(this.storage, scalars);
-    }
-    let scalar = scalars.get(key);
-    if (!scalar) {
-      scalar = make();
-      scalars.set(key, scalar);
-    }
-    return scalar;
-  }
-
   attributeScalar(target: AttributeTarget): Scalar {
     const path = pathKey(target);
-    return this.remembered(path, () => {
+    return storedScalar(this.storage, path, () => {
       const def = target.sub ?? target.attribute;
       const spec = this.storage.columns[path];
       if (spec) return fromSpec(spec, def, (c) => `${this.storage.table}.${c}`);
@@ -174,17 +161,10 @@ export class FilterCompiler {
   }
 
   private elementScalar(sub: AttributeDef, source: ElementSource, owner: string): Scalar {
-    if (source.kind === 'json') {
-      let scalar = jsonElementScalars.get(sub);
-      if (!scalar) {
-        scalar = jsonScalar(`e.v:${sub.name}`, ELEMENT, sub);
-        jsonElementScalars.set(sub, scalar);
-      }
-      return scalar;
-    }
+    if (source.kind === 'json') return jsonElementScalar(sub);
     const spec = source.subs[sub.name];
     if (!spec) throw new InvalidFilterError(`${owner}.${sub.name} cannot be used in a filter`);
-    return this.remembered(`${owner}[].${sub.name}`, () => fromSpec(spec, sub, (c) => c));
+    return storedScalar(this.storage, `${owner}[].${sub.name}`, () => fromSpec(spec, sub, (c) => c));
   }
 
   private scalar(target: Target, source: ElementSource | undefined, owner: string): Scalar {

@@ -3,7 +3,7 @@
 import { type RawBuilder, type SqlBool, sql } from 'kysely';
 import { slot } from '../db/shapes.js';
 import { InvalidFilterError, InvalidValueError } from '../http/scim-errors.js';
-import { findAttribute, resolveAttributePath } from '../schema/registry.js';
+import { derivedOncePerName, findAttribute, resolveAttributePath } from '../schema/registry.js';
 import type { AttributeDef, ResourceTypeDef } from '../schema/types.js';
 import { FilterCompiler, pathKey, type Scalar } from './compile.js';
 import type { AttributeTarget } from './resolve.js';
@@ -75,25 +75,17 @@ export interface SortKey {
   readonly notNull?: boolean;
 }
 
-const sortKeys = new WeakMap<StorageMapping, Map<string, SortKey>>();
+const sortKeys = derivedOncePerName<StorageMapping, SortKey>();
 
 /**
  * The expression rows are ordered by (before the id), as the storage holds it. It depends on the
  * order and the storage alone, and Kysely's builders are immutable: each is built once.
  */
 export function compileSortKey(sort: SortSpec, storage: StorageMapping, createdColumn: string): SortKey {
-  let known = sortKeys.get(storage);
-  if (!known) {
-    known = new Map();
-    sortKeys.set(storage, known);
-  }
-  const id = `${createdColumn} ${sort.key}`;
-  let key = known.get(id);
-  if (!key) {
-    key = { name: sort.key, ...sortExpression(sort, storage, createdColumn) };
-    known.set(id, key);
-  }
-  return key;
+  return sortKeys(storage, `${createdColumn} ${sort.key}`, () => ({
+    name: sort.key,
+    ...sortExpression(sort, storage, createdColumn),
+  }));
 }
 
 function sortExpression(

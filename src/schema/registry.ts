@@ -72,7 +72,7 @@ export function findSchema(urn: string): SchemaDef | undefined {
 /**
  * A value worked out once per registry object (a resource type, a list of attributes) and kept while
  * the object lives: the registry never changes, and requests ask for these on every body, path and
- * projection.
+ * projection. Other objects that never change (a table's storage mapping) use it too.
  */
 export function derivedOnce<K extends object, V>(derive: (key: K) => V): (key: K) => V {
   const known = new WeakMap<K, V>();
@@ -81,6 +81,23 @@ export function derivedOnce<K extends object, V>(derive: (key: K) => V): (key: K
     if (value === undefined) {
       value = derive(key);
       known.set(key, value);
+    }
+    return value;
+  };
+}
+
+/**
+ * The same for values that also depend on a name: each (object, name) pair is worked out once, by
+ * the `derive` of its first call. A `derive` that throws keeps nothing, and throws again next time.
+ */
+export function derivedOncePerName<K extends object, V>(): (key: K, name: string, derive: () => V) => V {
+  const byName = derivedOnce((_: K) => new Map<string, V>());
+  return (key, name, derive) => {
+    const known = byName(key);
+    let value = known.get(name);
+    if (value === undefined) {
+      value = derive();
+      known.set(name, value);
     }
     return value;
   };

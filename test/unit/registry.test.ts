@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveAttributePath, resourceTypes } from '../../src/schema/registry.js';
+import { derivedOncePerName, resolveAttributePath, resourceTypes } from '../../src/schema/registry.js';
 
 const ENTERPRISE = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
 const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
@@ -53,5 +53,27 @@ describe('resolveAttributePath', () => {
     expect(resolveAttributePath(resourceTypes.Group, 'userName')).toBeUndefined();
     expect(resolveAttributePath(resourceTypes.Group, 'members.value')).toMatchObject({ kind: 'attribute' });
     expect(resolveAttributePath(resourceTypes.Group, `${ENTERPRISE}:department`)).toBeUndefined();
+  });
+});
+
+describe('derivedOncePerName', () => {
+  it('works each (object, name) pair out once, and keeps nothing when the work throws', () => {
+    const remembered = derivedOncePerName<object, string>();
+    const [a, b] = [{}, {}];
+    let calls = 0;
+    const make = (value: string) => () => {
+      calls++;
+      return value;
+    };
+    expect(remembered(a, 'x', make('ax'))).toBe('ax');
+    expect(remembered(a, 'x', make('other'))).toBe('ax');
+    expect(remembered(a, 'y', make('ay'))).toBe('ay');
+    expect(remembered(b, 'x', make('bx'))).toBe('bx');
+    expect(calls).toBe(3);
+    const failing = () => {
+      throw new Error('no');
+    };
+    expect(() => remembered(a, 'z', failing)).toThrow('no');
+    expect(remembered(a, 'z', make('az'))).toBe('az');
   });
 });
