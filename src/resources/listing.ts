@@ -24,7 +24,7 @@ export interface ListQuery {
 export interface Listed<T> {
   readonly item: T;
   readonly id: string;
-  /** The row's sort key as text (null when it has none); cursors carry it. */
+  /** The row's sort key as text (null when it has none), on a cursor page, whose cursors carry it. */
   readonly sortValue: string | null;
 }
 

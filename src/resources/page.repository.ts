@@ -18,7 +18,8 @@ const PAGE_SLOTS = { offset: 'offset', limit: 'limit' } as const;
 
 interface PagedRow {
   id: string;
-  sort_value: string | null;
+  /** The sort key as text, for a cursor page's cursors; an index page does not select it. */
+  sort_value?: string | null;
 }
 
 /** The order a page is read in: reading backwards runs it in reverse (the caller turns the rows round). */
@@ -26,7 +27,11 @@ function readsDescending(query: ListQuery): boolean {
   return query.page.kind === 'keyset' && query.page.backwards ? !query.descending : query.descending;
 }
 
-/** Orders and pages the rows of `table`, selecting the sort key as text for cursors. */
+/**
+ * Orders and pages the rows of `table`. A cursor page also selects the sort key as text, for its
+ * cursors; an index page does not (turning a timestamp into text is Postgres work an IdP's lookup
+ * would pay for nothing).
+ */
 export function pageRows<D, TB extends keyof D, O>(
   rows: SelectQueryBuilder<D, TB, O>,
   table: string,
@@ -36,8 +41,9 @@ export function pageRows<D, TB extends keyof D, O>(
   const descending = readsDescending(query);
   const order = orderBy(descending);
   const id = sql.ref(`${table}.id`);
-  let paged = rows
-    .select(sql<string | null>`(${sortKey.expr})::text`.as('sort_value'))
+  let paged = (
+    page.kind === 'keyset' ? rows.select(sql<string | null>`(${sortKey.expr})::text`.as('sort_value')) : rows
+  )
     .select(sql`${sortKey.expr}`.as('sort_key'))
     .orderBy(sql`${sortKey.expr} ${order.key}`)
     .orderBy(sql`${id} ${order.id}`);
@@ -82,8 +88,9 @@ function listValues(orgId: string, query: ListQuery): SlotValues {
  * Adds columns worked out per row of a page, such as a user's groups, once the page is cut: in the
  * page query itself Postgres would compute them for every row that OFFSET skips or a sort reads.
  * The page is read again in its own order (its sort key, then id), so nothing depends on how
- * Postgres returns a subquery's rows. It returns the page's `kept` columns and `sort_value`, not the
- * columns only the decorations or the order read (each column returned is parsed for every row).
+ * Postgres returns a subquery's rows. It returns the page's `kept` columns and (on a cursor page)
+ * `sort_value`, not the columns only the decorations or the order read (each column returned is
+ * parsed for every row).
  */
 export function decoratePage<D>(
   db: Kysely<D>,
@@ -98,7 +105,11 @@ export function decoratePage<D>(
   // biome-ignore lint/suspicious/noExplicitAny: the page's columns are the caller's to type.
   return (db as Kysely<any>)
     .selectFrom(paged.as(table))
-    .select([...kept, 'sort_value'].map((column) => `${table}.${column}`))
+    .select(
+      [...kept, ...(query.page.kind === 'keyset' ? ['sort_value'] : [])].map(
+        (column) => `${table}.${column}`,
+      ),
+    )
     .select(columns)
     .orderBy(sql`${sql.ref(`${table}.sort_key`)} ${order.key}`)
     .orderBy(sql`${sql.ref(`${table}.id`)} ${order.id}`);
@@ -145,7 +156,7 @@ export async function collectPage<D, R extends PagedRow, T>(
   const kept = more ? found.slice(0, page.limit) : found;
   if (page.kind === 'keyset' && page.backwards) kept.reverse();
   return {
-    items: kept.map((row) => ({ item: toItem(row), id: row.id, sortValue: row.sort_value })),
+    items: kept.map((row) => ({ item: toItem(row), id: row.id, sortValue: row.sort_value ?? null })),
     total: count,
     more,
   };

@@ -25,7 +25,7 @@ export interface StoredUser {
   readonly groups: readonly UserGroup[] | undefined;
 }
 
-type PagedUserRow = UserRow & { sort_value: string | null };
+type PagedUserRow = UserRow & { sort_value?: string | null };
 
 type UserRow = Pick<Selectable<UsersTable>, 'id' | 'data' | 'created_at' | 'updated_at'> & {
   groups?: UserGroup[];

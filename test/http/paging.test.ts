@@ -1,5 +1,11 @@
 // Index and cursor paging (RFC 7644 §3.4.2.4, RFC 9865) over HTTP, in several orders.
+import { sql } from 'kysely';
 import { expect, it } from 'vitest';
+import { compileSortKey, resolveSort } from '../../src/filter/sort.js';
+import { groupPageQuery, groupStorage } from '../../src/resources/groups.repository.js';
+import type { ListQuery } from '../../src/resources/listing.js';
+import { userPageQuery, userStorage } from '../../src/resources/users.repository.js';
+import { resourceTypes } from '../../src/schema/registry.js';
 import { type Harness, type Tenant, useHarness } from '../helpers/harness.js';
 
 let harness: Harness;
@@ -132,4 +138,39 @@ it('advertises both paging methods in ServiceProviderConfig', async () => {
   });
   expect(spc.filter.supported).toBe(true);
   expect(spc.sort.supported).toBe(true);
+});
+
+it('reads the sort key as text only for a cursor page, which writes it into its cursors', async () => {
+  const db = harness.database.db;
+  // Straight into the table: this organization does not sync groups.
+  await sql`insert into groups (org_id, id, display_name, data, created_at, updated_at)
+            values (${t.orgId}::uuid, gen_random_uuid(), 'Paged', '{"displayName":"Paged"}', now(), now())`.execute(
+    db,
+  );
+  const query = (type: 'User' | 'Group', page: ListQuery['page']): ListQuery => {
+    const storage = type === 'User' ? userStorage : groupStorage;
+    const sort = resolveSort(resourceTypes[type]);
+    return {
+      filter: undefined,
+      sortKey: compileSortKey(sort, storage, 'created_at'),
+      descending: false,
+      page,
+    };
+  };
+  const offset = { kind: 'offset', offset: 0, limit: 5 } as const;
+  const keyset = { kind: 'keyset', after: undefined, backwards: false, limit: 5 } as const;
+  const rows = async (compiled: { sql: string; parameters: readonly unknown[] }) =>
+    (await db.executeQuery(compiled as never)).rows as Record<string, unknown>[];
+  for (const groups of [false, true]) {
+    const index = await rows(userPageQuery(db, t.orgId, query('User', offset), groups));
+    expect(index).toHaveLength(5);
+    expect(index.every((row) => !('sort_value' in row))).toBe(true);
+    const cursor = await rows(userPageQuery(db, t.orgId, query('User', keyset), groups));
+    expect(cursor.every((row) => typeof row.sort_value === 'string')).toBe(true);
+  }
+  const groupIndex = await rows(groupPageQuery(db, t.orgId, query('Group', offset)));
+  expect(groupIndex.length).toBeGreaterThan(0);
+  expect(groupIndex.every((row) => !('sort_value' in row))).toBe(true);
+  const groupCursor = await rows(groupPageQuery(db, t.orgId, query('Group', keyset)));
+  expect(groupCursor.every((row) => typeof row.sort_value === 'string')).toBe(true);
 });
