@@ -39,20 +39,10 @@ export interface ScimApiDeps extends ScimDeps {
 
 function buildRouter(deps: ScimDeps): Router<ScimState> {
   // Routes match case-insensitively and with or without a trailing slash (`/users`, `/Users/`):
-  // the Microsoft collection sends both.
-  const router = new Router<ScimState>({ prefix: '/scim/v2/:orgId', sensitive: false, strict: false });
-  // Runs first, and only when a route matched (so an unknown path is a 404 whatever its body).
-  const readBody = jsonBodyReader();
-  router.use(async (ctx, next) => {
-    if (BODY_METHODS.has(ctx.method)) {
-      const type = ctx.get('content-type');
-      if (type && !ctx.is(JSON_TYPES)) throw new UnsupportedMediaTypeError(type.split(';')[0]!.trim());
-      const failure = await readBody(ctx);
-      if (failure === 'tooLarge') throw new PayloadTooLargeError(BODY_LIMIT);
-      if (failure === 'invalidJson') throw new InvalidSyntaxError('The request body is not valid JSON');
-    }
-    await next();
-  });
+  // the Microsoft collection sends both. They match the path after the organization (`/Users`), which
+  // scimApi hands the router (newRouterPath): with the prefix in every route, each request matched
+  // and decoded `/scim/v2/:orgId` once per route tried, though scimApi has already read it.
+  const router = new Router<ScimState>({ sensitive: false, strict: false });
   registerDiscoveryRoutes(router);
   registerUserRoutes(router, deps);
   registerGroupRoutes(router, deps);
@@ -68,6 +58,14 @@ function buildRouter(deps: ScimDeps): Router<ScimState> {
 export function scimApi(deps: ScimApiDeps): Middleware {
   const router = buildRouter(deps);
   const routes = router.routes();
+  const readBody = jsonBodyReader();
+  /** Why no route takes this method at this path: 405 when another method would, else 404. */
+  const noRoute = (path: string, ctx: Parameters<Middleware>[0]) => {
+    const route = checkRoute(router, path, ctx.method);
+    return route.kind === 'methodNotAllowed'
+      ? new MethodNotAllowedError(ctx.method, route.allowed)
+      : new NotFoundError(`No SCIM endpoint at ${ctx.path}`);
+  };
 
   return async (ctx, next) => {
     const match = SCIM_PATH.exec(ctx.path);
@@ -103,16 +101,24 @@ export function scimApi(deps: ScimApiDeps): Middleware {
       state.scopes = token.scopes;
       state.baseUrl = `${deps.publicUrl}/scim/v2/${encodeURIComponent(orgId)}`;
 
+      const path = match[2] || '/';
+      if (BODY_METHODS.has(ctx.method)) {
+        // Only for a route that exists, so that an unknown path is a 404 whatever its body.
+        if (checkRoute(router, path, ctx.method).kind !== 'matched') throw noRoute(path, ctx);
+        const type = ctx.get('content-type');
+        if (type && !ctx.is(JSON_TYPES)) throw new UnsupportedMediaTypeError(type.split(';')[0]!.trim());
+        const failure = await readBody(ctx);
+        if (failure === 'tooLarge') throw new PayloadTooLargeError(BODY_LIMIT);
+        if (failure === 'invalidJson') throw new InvalidSyntaxError('The request body is not valid JSON');
+      }
       let routed = true;
-      await routes(ctx as Parameters<typeof routes>[0], async () => {
+      const routing = ctx as Parameters<typeof routes>[0];
+      routing.newRouterPath = path;
+      await routes(routing, async () => {
         routed = false;
       });
-      if (!routed) {
-        // The router found no route (it calls next): say why, matching the path once more.
-        const route = checkRoute(router, ctx);
-        if (route.kind === 'methodNotAllowed') throw new MethodNotAllowedError(ctx.method, route.allowed);
-        throw new NotFoundError(`No SCIM endpoint at ${ctx.path}`);
-      }
+      // The router found no route (it calls next): say why, matching the path once more.
+      if (!routed) throw noRoute(path, ctx);
     } catch (error) {
       renderError(ctx, error, deps.logger);
     }

@@ -104,7 +104,7 @@ export function adminApi(deps: AdminApiDeps): Middleware {
         ctx.set('WWW-Authenticate', 'Bearer realm="scimd-admin"');
         throw new AdminError(401, 'unauthorized', 'The admin token is missing or wrong');
       }
-      const route = checkRoute(router, ctx);
+      const route = checkRoute(router, ctx.path, ctx.method);
       if (route.kind === 'notFound')
         throw new AdminError(404, 'not_found', `No admin endpoint at ${ctx.path}`);
       if (route.kind === 'methodNotAllowed') {

@@ -10,8 +10,8 @@ export type RouteCheck =
   | { readonly kind: 'methodNotAllowed'; readonly allowed: readonly string[] };
 
 // biome-ignore lint/suspicious/noExplicitAny: a check that reads routes, whatever state type they carry.
-export function checkRoute(router: Router<any>, ctx: Context): RouteCheck {
-  const matched = router.match(ctx.path, ctx.method);
+export function checkRoute(router: Router<any>, path: string, method: string): RouteCheck {
+  const matched = router.match(path, method);
   if (matched.route) return { kind: 'matched' };
   // Layers without methods are the router's own middleware (router.use), not routes.
   const allowed = [...new Set(matched.path.flatMap((layer) => layer.methods))];
