@@ -59,3 +59,36 @@ export function createLogger(level: string, destination?: pino.DestinationStream
     destination ?? standardOutput(),
   );
 }
+
+/** The fields of the line each request logs (src/http/request-context.ts). */
+export interface RequestLine {
+  readonly requestId: string;
+  readonly method: string;
+  readonly path: string;
+  readonly status: number;
+  /** Finite: the time the request took, in milliseconds. */
+  readonly ms: number;
+}
+
+/**
+ * Writes the line each request logs exactly as `logger.info(fields, 'request')` would (the same
+ * level, time, bindings and keys, in the same order) to the logger's own destination. pino formats a
+ * logged object key by key, asking of each whether a serializer, a redaction or an escape applies;
+ * under the bench's lookup load that cost the server 26 µs a request (A/B rounds), for a line whose
+ * keys are fixed and whose values hold no credential. Every other line goes through pino itself.
+ */
+export function requestLineWriter(logger: Logger): (line: RequestLine) => void {
+  const internals = logger as unknown as Record<symbol, unknown>;
+  const destination = internals[pino.symbols.streamSym] as { write(text: string): unknown };
+  // pid, hostname and any child bindings, already serialized by pino: `,"pid":1,"hostname":"h"`.
+  const bindings = internals[pino.symbols.chindingsSym] as string;
+  const level = logger.levels.values.info;
+  return (line) => {
+    if (!logger.isLevelEnabled('info')) return;
+    destination.write(
+      `{"level":${level},"time":${Date.now()}${bindings},"requestId":${JSON.stringify(line.requestId)},` +
+        `"method":${JSON.stringify(line.method)},"path":${JSON.stringify(line.path)},` +
+        `"status":${line.status},"ms":${line.ms},"msg":"request"}\n`,
+    );
+  };
+}

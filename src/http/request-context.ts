@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
-import type { Logger } from '../log.js';
+import { type Logger, requestLineWriter } from '../log.js';
 
 const SAFE_REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /** Gives each request an id (the client's X-Request-Id when it is sane) and logs one line per request. */
 export function requestContext(logger: Logger): Middleware {
-  // The request line's fields (below) are fixed and none can hold a credential, so it is written
-  // without redaction, which walks every redacted path for each line (about 20 µs a request, bench).
-  const lines = logger.child({}, { redact: [] });
+  // The request line's fields (below) are fixed and none can hold a credential: it is written
+  // without pino's per-key formatting and redaction (log.ts).
+  const writeLine = requestLineWriter(logger);
   return async (ctx, next) => {
     const incoming = ctx.get('x-request-id');
     const requestId = SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
@@ -19,16 +19,13 @@ export function requestContext(logger: Logger): Middleware {
       await next();
     } finally {
       // The path only: query strings can carry filter values (personal data).
-      lines.info(
-        {
-          requestId,
-          method: ctx.method,
-          path: ctx.path,
-          status: ctx.status,
-          ms: Math.round((performance.now() - started) * 10) / 10,
-        },
-        'request',
-      );
+      writeLine({
+        requestId,
+        method: ctx.method,
+        path: ctx.path,
+        status: ctx.status,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+      });
     }
   };
 }

@@ -1,7 +1,8 @@
 // The log output (src/log.ts): lines logged in one turn of the event loop leave in one write, in
 // order, before the next turn; none is lost when the process exits, even on an uncaught exception.
+// The request line, written without pino's formatting, is the line pino would write.
 import { describe, expect, it } from 'vitest';
-import { createLogger, TurnBufferedOutput } from '../../src/log.js';
+import { createLogger, requestLineWriter, TurnBufferedOutput } from '../../src/log.js';
 import { runModule } from '../helpers/child-module.js';
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
@@ -55,5 +56,44 @@ describe('TurnBufferedOutput', () => {
       .split('\n')
       .map((line) => JSON.parse(line).msg);
     expect(messages).toEqual(['one', 'two']);
+  });
+});
+
+describe('requestLineWriter', () => {
+  const capture = (level: string) => {
+    const writes: string[] = [];
+    const logger = createLogger(level, { write: (text: string) => writes.push(text) } as never);
+    return { logger, lines: () => writes.join('').split('\n').filter(Boolean) };
+  };
+
+  it.each([
+    ['an ordinary request', '/scim/v2/6f1c4a67-43fe-4000-9bfb-682c30396620/Users', 'GET', 200, 3.1],
+    ['a path needing escapes', '/scim/v2/x/Users/"quoted"\\back\u0001ctl/é/\u2028', 'PATCH', 404, 0],
+    ['a long path', `/scim/v2/${'a'.repeat(5000)}`, 'DELETE', 500, 1234.5],
+  ])('writes %s exactly as pino would, key for key', (_, path, method, status, ms) => {
+    const { logger, lines } = capture('info');
+    const fields = { requestId: 'req-1.a:b', method, path, status, ms };
+    const before = Date.now();
+    requestLineWriter(logger)(fields);
+    logger.info(fields, 'request');
+    const [ours, pinos] = lines();
+    const mine = JSON.parse(ours!);
+    const theirs = JSON.parse(pinos!);
+    expect(Object.keys(mine)).toEqual(Object.keys(theirs));
+    expect({ ...mine, time: 0 }).toEqual({ ...theirs, time: 0 });
+    expect(mine).toMatchObject({ level: 30, path, method, status, ms, msg: 'request', pid: process.pid });
+    expect(mine.time).toBeGreaterThanOrEqual(before);
+    expect(mine.time).toBeLessThanOrEqual(theirs.time);
+  });
+
+  it('writes nothing when the level leaves info out, and follows a level changed later', () => {
+    const { logger, lines } = capture('warn');
+    const write = requestLineWriter(logger);
+    const fields = { requestId: 'r', method: 'GET', path: '/', status: 200, ms: 1 };
+    write(fields);
+    expect(lines()).toEqual([]);
+    logger.level = 'info';
+    write(fields);
+    expect(lines()).toHaveLength(1);
   });
 });
