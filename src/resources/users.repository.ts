@@ -2,7 +2,7 @@
 import { type CompiledQuery, type Kysely, type QueryCreator, type Selectable, sql } from 'kysely';
 import type { AuditRow } from '../audit/audit.js';
 import { isUuid } from '../db/ids.js';
-import { prefixed, shapes, slot, slots } from '../db/shapes.js';
+import { shapes, slot, slots, twoRows } from '../db/shapes.js';
 import type { DB, UsersTable } from '../db/tables.js';
 import type { StorageMapping } from '../filter/storage.js';
 import { UniquenessError } from '../http/scim-errors.js';
@@ -90,7 +90,7 @@ export async function insertUser(
     into.insertInto('users').values(slots(row)).returning(visible);
   // With its audit entry: both rows in one statement, so one commits exactly when the other does.
   const insert = audit
-    ? shapes.compile('users.insert audited', { ...row, ...prefixed(audit, AUDIT_SLOTS) }, () =>
+    ? shapes.compile('users.insert audited', twoRows(row, audit, AUDIT_SLOTS), () =>
         db
           .with('inserted', insertRow)
           .with('audited', (w) => w.insertInto('audit_events').values(slots(audit, AUDIT_SLOTS)))

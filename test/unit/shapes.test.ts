@@ -1,6 +1,16 @@
 // Query shapes (src/db/shapes.ts): built once per key, values filled per call, never a stale value.
 import { describe, expect, it } from 'vitest';
-import { Bindings, fill, MAX_SHAPES, QueryShapes, Slot, slot, slots } from '../../src/db/shapes.js';
+import {
+  Bindings,
+  fill,
+  MAX_SHAPES,
+  prefixed,
+  QueryShapes,
+  Slot,
+  slot,
+  slots,
+  twoRows,
+} from '../../src/db/shapes.js';
 import { compileOnly } from '../helpers/compile-only.js';
 
 const db = compileOnly;
@@ -77,6 +87,19 @@ describe('slots', () => {
     const bindings = new Bindings('f');
     expect([bindings.bind('a'), bindings.bind(2)].map((s) => s.name)).toEqual(['f0', 'f1']);
     expect(bindings.values).toEqual({ f0: 'a', f1: 2 });
+  });
+
+  it('fills a statement that writes two rows, the second under a prefix', () => {
+    const row = { user_name: 'ana', active: true };
+    const audit = { user_name: 'audited', status: 201 };
+    const compiled = db
+      .with('a', (w) => w.insertInto('users').values(slots(row) as never))
+      .insertInto('audit_events')
+      .values(slots(audit, 'audit.') as never)
+      .compile();
+    expect(fill(compiled, twoRows(row, audit, 'audit.')).parameters).toEqual(['ana', true, 'audited', 201]);
+    expect(prefixed(audit, 'x.')).toEqual({ 'x.user_name': 'audited', 'x.status': 201 });
+    expect(prefixed(audit, 'x.')).toEqual({ 'x.user_name': 'audited', 'x.status': 201 });
   });
 
   it('refuses a slot without a value, and a slot that reaches the driver unfilled', () => {
