@@ -133,6 +133,37 @@ describe('POST /Users', () => {
   });
 });
 
+describe('POST /Users answers what was stored', () => {
+  it('returns the same user a later GET reads back, whatever the attributes', async () => {
+    const body = {
+      schemas: ['urn:ietf:params:scim:schemas:core:2.0:User', ENTERPRISE],
+      userName: 'Stored.Écho@Example.com',
+      externalId: '00u-stored',
+      name: { givenName: 'Zoë', familyName: "O'Brien", formatted: 'Zoë "Z" O\'Brien' },
+      displayName: "Zoë\tO'Brien \u2028 ✓",
+      emails: [
+        { value: 'Stored.Echo@Example.com', type: 'work', primary: true },
+        { value: 'other@example.com', type: 'home' },
+      ],
+      phoneNumbers: [{ value: '+1 555 0100', type: 'work' }],
+      active: false,
+      [ENTERPRISE]: { employeeNumber: '0042', department: 'R&D', manager: { value: 'm-1' } },
+    };
+    const created = (await t.post('/Users', body).expect(201)).body;
+    const read = (await t.get(`/Users/${created.id}`).expect(200)).body;
+    expect(read).toEqual(created);
+    expect(created).toMatchObject({
+      userName: body.userName,
+      active: false,
+      [ENTERPRISE]: { department: 'R&D' },
+    });
+    // With no `active`, the response and the stored row both say true.
+    const plain = (await t.post('/Users', { userName: 'stored-plain' }).expect(201)).body;
+    expect(plain.active).toBe(true);
+    expect((await t.get(`/Users/${plain.id}`).expect(200)).body).toEqual(plain);
+  });
+});
+
 describe('GET /Users/{id}', () => {
   it('returns the user, and 404 with a SCIM error for an unknown or malformed id', async () => {
     const created = (await t.post('/Users', { userName: 'reader' }).expect(201)).body;
