@@ -1,6 +1,7 @@
 // Everything under {PUBLIC_URL}/scim/v2/{orgId}: one error boundary that renders every failure as a
-// SCIM error (RFC 7644 §3.12), then authentication, then the router: content type and body for the
-// route that matched, then the route. A path no route takes is a 404 or a 405.
+// SCIM error (RFC 7644 §3.12), then authentication, then, for a route that exists, the content type
+// and body, then the router on the path after the organization. A path no route takes is a 404 or a
+// 405.
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { AuditWriter } from './audit/audit.js';
