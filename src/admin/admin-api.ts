@@ -127,7 +127,6 @@ export function adminApi(deps: AdminApiDeps): Middleware {
           throw new AdminError(400, 'invalid_request', 'The body is not valid JSON');
       }
       await routes(ctx as Parameters<typeof routes>[0], async () => {});
-      await audit(deps, ctx);
     } catch (error) {
       const adminError =
         error instanceof AdminError
@@ -137,7 +136,18 @@ export function adminApi(deps: AdminApiDeps): Middleware {
         deps.logger.error({ err: error }, 'unhandled error in admin request');
       ctx.status = adminError.status;
       ctx.body = adminError.toJSON();
-      if (adminError.status !== 401) await audit(deps, ctx).catch(() => {});
+    }
+    // After the answer is settled, which nothing here may change: a change that committed stays a
+    // success (and a new token's secret reaches the caller) even when its audit entry cannot be
+    // written. Requests without the admin token are not recorded.
+    if (ctx.status === 401) return;
+    try {
+      await audit(deps, ctx);
+    } catch (err) {
+      deps.logger.error(
+        { err, requestId: ctx.state.requestId },
+        'could not record an admin action in the audit log',
+      );
     }
   };
 }

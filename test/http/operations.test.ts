@@ -1,5 +1,6 @@
 // Health, readiness and what reaches the logs.
 import { Writable } from 'node:stream';
+import { sql } from 'kysely';
 import supertest from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
@@ -62,5 +63,39 @@ describe('operations', () => {
     const res = await http.get('/readyz').expect(503);
     expect(res.body.status).toMatch(/unavailable/);
     await http.get('/healthz').expect(200);
+  });
+
+  it('keeps an admin change that committed a success when its audit entry cannot be written, and logs why', async () => {
+    const database = await createTestDatabase();
+    const logs = captureLogs();
+    const app = createApp({
+      db: database.db,
+      ping: database.ping,
+      publicUrl: PUBLIC_URL,
+      adminToken: ADMIN_TOKEN,
+      logger: logs.logger,
+    });
+    const http = supertest(app.callback());
+    const admin = (method: 'get' | 'post', path: string) =>
+      http[method](`/admin/v1${path}`).set('Authorization', `Bearer ${ADMIN_TOKEN}`);
+    // Every audit insert now fails.
+    await sql`alter table audit_events rename to audit_events_elsewhere`.execute(database.db);
+    try {
+      const org = (await admin('post', '/orgs').send({ name: 'Unaudited' }).expect(201)).body;
+      await admin('get', `/orgs/${org.id}`).expect(200);
+      const token = (await admin('post', `/orgs/${org.id}/tokens`).send({}).expect(201)).body.token;
+      expect(token).toMatch(/^scimd_/);
+      // A failed request still answers with its own error, not with the audit's.
+      await admin('post', `/orgs/${org.id}/tokens`)
+        .send({ scopes: ['nothing'] })
+        .expect(400);
+      const text = logs.text();
+      expect(text).toContain('could not record an admin action in the audit log');
+      expect(text).not.toContain(token);
+      expect(text).not.toContain(ADMIN_TOKEN);
+    } finally {
+      await sql`alter table audit_events_elsewhere rename to audit_events`.execute(database.db);
+      await database.close();
+    }
   });
 });
