@@ -19,18 +19,23 @@ function captureLogs() {
   return { logger: createLogger('debug', stream), text: () => lines.join('') };
 }
 
+/** An app on its own database whose log lines the test can read. */
+async function appWithLogs() {
+  const database = await createTestDatabase();
+  const logs = captureLogs();
+  const app = createApp({
+    db: database.db,
+    ping: database.ping,
+    publicUrl: PUBLIC_URL,
+    adminToken: ADMIN_TOKEN,
+    logger: logs.logger,
+  });
+  return { database, logs, http: supertest(app.callback()) };
+}
+
 describe('operations', () => {
   it('answers /healthz and /readyz, then 503 on /readyz once the database is gone, and logs no secret', async () => {
-    const database = await createTestDatabase();
-    const logs = captureLogs();
-    const app = createApp({
-      db: database.db,
-      ping: database.ping,
-      publicUrl: PUBLIC_URL,
-      adminToken: ADMIN_TOKEN,
-      logger: logs.logger,
-    });
-    const http = supertest(app.callback());
+    const { database, logs, http } = await appWithLogs();
     await http.get('/healthz').expect(200);
     await http.get('/readyz').expect(200);
 
@@ -66,16 +71,7 @@ describe('operations', () => {
   });
 
   it('keeps an admin change that committed a success when its audit entry cannot be written, and logs why', async () => {
-    const database = await createTestDatabase();
-    const logs = captureLogs();
-    const app = createApp({
-      db: database.db,
-      ping: database.ping,
-      publicUrl: PUBLIC_URL,
-      adminToken: ADMIN_TOKEN,
-      logger: logs.logger,
-    });
-    const http = supertest(app.callback());
+    const { database, logs, http } = await appWithLogs();
     const admin = (method: 'get' | 'post', path: string) =>
       http[method](`/admin/v1${path}`).set('Authorization', `Bearer ${ADMIN_TOKEN}`);
     // Every audit insert now fails.
