@@ -23,7 +23,7 @@ import {
   UnsupportedMediaTypeError,
 } from './http/scim-errors.js';
 import { SCIM_CONTENT_TYPE, type ScimDeps, type ScimState } from './http/scim-state.js';
-import { BODY_LIMIT, BODY_METHODS, checkRoute, jsonBodyReader } from './http/surface.js';
+import { BODY_LIMIT, BODY_METHODS, checkRoute, jsonBodyReader, type RouteCheck } from './http/surface.js';
 import type { Logger } from './log.js';
 import { registerGroupRoutes } from './resources/groups.routes.js';
 import { registerRootSearch } from './resources/search.routes.js';
@@ -61,12 +61,10 @@ export function scimApi(deps: ScimApiDeps): Middleware {
   const routes = router.routes();
   const readBody = jsonBodyReader();
   /** Why no route takes this method at this path: 405 when another method would, else 404. */
-  const noRoute = (path: string, ctx: Parameters<Middleware>[0]) => {
-    const route = checkRoute(router, path, ctx.method);
-    return route.kind === 'methodNotAllowed'
+  const noRoute = (route: RouteCheck, ctx: Parameters<Middleware>[0]) =>
+    route.kind === 'methodNotAllowed'
       ? new MethodNotAllowedError(ctx.method, route.allowed)
       : new NotFoundError(`No SCIM endpoint at ${ctx.path}`);
-  };
 
   return async (ctx, next) => {
     const match = SCIM_PATH.exec(ctx.path);
@@ -105,7 +103,8 @@ export function scimApi(deps: ScimApiDeps): Middleware {
       const path = match[2] || '/';
       if (BODY_METHODS.has(ctx.method)) {
         // Only for a route that exists, so that an unknown path is a 404 whatever its body.
-        if (checkRoute(router, path, ctx.method).kind !== 'matched') throw noRoute(path, ctx);
+        const route = checkRoute(router, path, ctx.method);
+        if (route.kind !== 'matched') throw noRoute(route, ctx);
         const type = ctx.get('content-type');
         if (type && !ctx.is(JSON_TYPES)) throw new UnsupportedMediaTypeError(type.split(';')[0]!.trim());
         const failure = await readBody(ctx);
@@ -119,7 +118,7 @@ export function scimApi(deps: ScimApiDeps): Middleware {
         routed = false;
       });
       // The router found no route (it calls next): say why, matching the path once more.
-      if (!routed) throw noRoute(path, ctx);
+      if (!routed) throw noRoute(checkRoute(router, path, ctx.method), ctx);
     } catch (error) {
       renderError(ctx, error, deps.logger);
     }
