@@ -8,8 +8,6 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 30_000,
-    // Every cached query shape is also built afresh and compared (src/db/shapes.ts).
-    env: { SCIMD_VERIFY_QUERY_SHAPES: '1' },
     hookTimeout: 120_000,
   },
 });

@@ -196,7 +196,8 @@ async function main(): Promise<void> {
     dataDir = mkdtempSync(join(tmpdir(), 'scimd-bench-'));
   }
   try {
-    const database = await openDatabase({ databaseUrl, pgliteDir: dataDir });
+    // Seeding is one long statement: no time limit.
+    const database = await openDatabase({ databaseUrl, pgliteDir: dataDir, statementTimeoutMs: 0 });
     await migrateToLatest(database.db);
     const seeded: Seeded = await seed(database.db, USERS, SPARE);
     await database.close();

@@ -4,15 +4,27 @@ import { join } from 'node:path';
 
 export const ADMIN_TOKEN_FILE = 'admin-token';
 
+/** Thrown at start when scimd runs on Postgres without SCIMD_ADMIN_TOKEN. */
+class AdminTokenRequiredError extends Error {}
+
 /**
- * The admin API's bearer: SCIMD_ADMIN_TOKEN when set, otherwise the token in $DATA_DIR/admin-token,
+ * The admin API's bearer: SCIMD_ADMIN_TOKEN when set. On Postgres it must be set, so that every
+ * scimd process on the database accepts the same token (a load balancer spreads admin calls over
+ * them). On embedded PGlite, one process, it may instead be the token in $DATA_DIR/admin-token,
  * generated (mode 0600) on first start.
  */
 export function resolveAdminToken(
   configured: string | undefined,
   dataDir: string,
+  onPostgres: boolean,
 ): { token: string; generatedAt?: string; path?: string } {
   if (configured) return { token: configured };
+  if (onPostgres) {
+    throw new AdminTokenRequiredError(
+      'SCIMD_ADMIN_TOKEN must be set when DATABASE_URL is: every scimd process on the database must ' +
+        'accept the same admin token. Choose one (for example: openssl rand -base64 32) and give it to every process.',
+    );
+  }
   const path = join(dataDir, ADMIN_TOKEN_FILE);
   if (existsSync(path)) return { token: readFileSync(path, 'utf8').trim(), path };
   mkdirSync(dataDir, { recursive: true });

@@ -1,20 +1,18 @@
 // createApp: the ordered middleware list. Each surface (health, admin, SCIM) owns its path prefix and
 // renders its own errors; everything else is a plain 404.
 import Koa from 'koa';
-import type { Kysely } from 'kysely';
 import { adminApi } from './admin/admin-api.js';
 import { AuditWriter } from './audit/audit.js';
 import type { TokenChecks } from './auth/scim-auth.js';
 import { TokenCache } from './auth/token-cache.js';
-import type { DB } from './db/tables.js';
+import type { Database } from './db/database.js';
 import { requestContext } from './http/request-context.js';
 import type { Logger } from './log.js';
-import { scimApi } from './scim-api.js';
+import { scimApi } from './scim/scim-api.js';
 
 export interface AppDeps {
-  readonly db: Kysely<DB>;
-  /** Answers whether the database responds (/readyz). */
-  readonly ping: () => Promise<boolean>;
+  /** The database: the system share (`db`), each organization's share (`forOrg`) and `ping`. */
+  readonly database: Pick<Database, 'db' | 'forOrg' | 'ping'>;
   readonly publicUrl: string;
   readonly adminToken: string;
   readonly logger: Logger;
@@ -23,10 +21,12 @@ export interface AppDeps {
 }
 
 export function createApp(appDeps: AppDeps): Koa {
+  const { database } = appDeps;
   const deps = {
     ...appDeps,
+    db: database.db,
     tokenChecks: appDeps.tokenChecks ?? new TokenCache(),
-    audit: new AuditWriter(appDeps.db),
+    audit: new AuditWriter(database.db),
   };
   const app = new Koa();
   app.silent = true;
@@ -39,8 +39,9 @@ export function createApp(appDeps: AppDeps): Koa {
       return;
     }
     if (ctx.path === '/readyz') {
-      const ready = await deps.ping();
+      const ready = await database.ping();
       ctx.status = ready ? 200 : 503;
+      if (!ready) ctx.set('Retry-After', '5');
       ctx.body = { status: ready ? 'ready' : 'database unavailable' };
       return;
     }

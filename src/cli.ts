@@ -2,37 +2,21 @@
 // admin API at SCIMD_URL, authenticated with SCIMD_ADMIN_TOKEN or the admin-token file. Tables for
 // people, `--json` for scripts; exit 0 on success, 1 when the server refuses or fails, 2 on usage
 // errors, 3 when the server cannot be reached.
-import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { ADMIN_TOKEN_FILE } from './admin-token.js';
-import { readConfig } from './config.js';
+import { type Api, ApiError, adminClient, UnreachableError, UsageError } from './cli/admin-client.js';
+import {
+  defaultIo,
+  details,
+  type Io,
+  ORG_COLUMNS,
+  print,
+  secretNotice,
+  TOKEN_COLUMNS,
+  table,
+} from './cli/output.js';
+import { databaseOptions, readConfig } from './config.js';
 import { type Database, openDatabase } from './db/database.js';
-import { migrateToLatest } from './db/migrate.js';
 import { main as serveMain } from './index.js';
-
-export interface Io {
-  readonly out: (text: string) => void;
-  readonly err: (text: string) => void;
-  readonly env: NodeJS.ProcessEnv;
-}
-
-const defaultIo: Io = {
-  out: (text) => process.stdout.write(text),
-  err: (text) => process.stderr.write(text),
-  env: process.env,
-};
-
-class UsageError extends Error {}
-class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-class UnreachableError extends Error {}
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 type Values = Record<string, string | boolean | undefined>;
@@ -43,88 +27,6 @@ interface Command {
   readonly options?: Options;
   readonly positionals?: readonly string[];
   run(args: { values: Values; positionals: string[]; api: Api; io: Io; json: boolean }): Promise<void>;
-}
-
-interface Api {
-  call(method: string, path: string, body?: unknown): Promise<unknown>;
-}
-
-function apiClient(env: NodeJS.ProcessEnv): Api {
-  const base = (env.SCIMD_URL || `http://localhost:${env.PORT || 8080}`).replace(/\/+$/, '');
-  const token = () => {
-    if (env.SCIMD_ADMIN_TOKEN) return env.SCIMD_ADMIN_TOKEN;
-    const file = join(resolve(env.DATA_DIR || './data'), ADMIN_TOKEN_FILE);
-    try {
-      return readFileSync(file, 'utf8').trim();
-    } catch {
-      throw new UsageError(`No admin token: set SCIMD_ADMIN_TOKEN, or run where ${file} exists`);
-    }
-  };
-  return {
-    async call(method, path, body) {
-      let res: Response;
-      try {
-        res = await fetch(`${base}/admin/v1${path}`, {
-          method,
-          headers: {
-            Authorization: `Bearer ${token()}`,
-            ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}),
-          },
-          ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-        });
-      } catch (error) {
-        if (error instanceof UsageError) throw error;
-        throw new UnreachableError(
-          `Cannot reach scimd at ${base} (set SCIMD_URL): ${(error as Error).message}`,
-        );
-      }
-      const text = await res.text();
-      const parsed = text ? (JSON.parse(text) as unknown) : undefined;
-      if (!res.ok) {
-        const message =
-          (parsed as { error?: { message?: string } } | undefined)?.error?.message ?? res.statusText;
-        throw new ApiError(res.status, `${res.status}: ${message}`);
-      }
-      return parsed;
-    },
-  };
-}
-
-/** Columns of a table, left-aligned, for people. */
-function table(rows: readonly Record<string, unknown>[], columns: readonly string[]): string {
-  if (rows.length === 0) return '(none)\n';
-  const cell = (v: unknown) =>
-    v === null || v === undefined ? '-' : Array.isArray(v) ? v.join(',') : String(v);
-  const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
-  const line = (values: string[]) =>
-    `${values
-      .map((v, i) => v.padEnd(widths[i]!))
-      .join('  ')
-      .trimEnd()}\n`;
-  return line(columns.map((c) => c)) + rows.map((r) => line(columns.map((c) => cell(r[c])))).join('');
-}
-
-function print(io: Io, json: boolean, value: unknown, human: () => string): void {
-  io.out(json ? `${JSON.stringify(value, null, 2)}\n` : human());
-}
-
-const ORG_COLUMNS = ['id', 'name', 'groupSync', 'deprovisioning', 'scimBaseUrl'];
-const TOKEN_COLUMNS = [
-  'id',
-  'name',
-  'scopes',
-  'prefix',
-  'expiresAt',
-  'revokedAt',
-  'lastUsedAt',
-  'replacedBy',
-];
-
-function details(value: Record<string, unknown>): string {
-  const width = Math.max(...Object.keys(value).map((k) => k.length));
-  return Object.entries(value)
-    .map(([k, v]) => `${k.padEnd(width)}  ${v === null ? '-' : Array.isArray(v) ? v.join(',') : String(v)}\n`)
-    .join('');
 }
 
 function booleanOption(name: string, value: string | boolean | undefined): boolean | undefined {
@@ -142,9 +44,6 @@ function orgBody(values: Values) {
     ...(values.deprovisioning !== undefined ? { deprovisioning: values.deprovisioning } : {}),
   };
 }
-
-const secretNotice = (token: { token: string }) =>
-  `\nSecret (shown only now; scimd keeps its hash):\n\n  ${token.token}\n\nGive it to the IdP as the bearer token.\n`;
 
 const orgOptions: Options = {
   name: { type: 'string' },
@@ -167,8 +66,8 @@ const COMMANDS: Record<string, Command> = {
       let database: Database | undefined;
       try {
         const config = readConfig(io.env);
-        database = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: config.dataDir });
-        const applied = await migrateToLatest(database.db);
+        database = await openDatabase(databaseOptions(config));
+        const applied = await database.migrate();
         print(io, json, { applied }, () =>
           applied.length ? `applied: ${applied.join(', ')}\n` : 'database is up to date\n',
         );
@@ -406,7 +305,7 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
     await command.run({
       values: parsed.values as Values,
       positionals: parsed.positionals,
-      api: apiClient(io.env),
+      api: adminClient(io.env),
       io,
       json: parsed.values.json === true,
     });

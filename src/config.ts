@@ -1,33 +1,101 @@
 import { resolve } from 'node:path';
+import {
+  type DatabaseOptions,
+  DEFAULT_POOL_SIZE,
+  DEFAULT_POOL_WAIT_MS,
+  DEFAULT_STATEMENT_TIMEOUT_MS,
+} from './db/database.js';
 
 export interface Config {
   port: number;
   host: string;
   databaseUrl: string | undefined;
+  /** A direct connection for LISTEN and migrations when DATABASE_URL goes through a transaction pooler. */
+  databaseDirectUrl: string | undefined;
+  /** false: unnamed statements and no connection settings, for PgBouncer in transaction mode. */
+  preparedStatements: boolean;
+  poolSize: number;
+  /** Connections one organization may hold at once (undefined: three quarters of the pool). */
+  poolPerOrg: number | undefined;
+  poolWaitMs: number;
+  statementTimeoutMs: number;
   dataDir: string;
   /** Origin used in meta.location and scimBaseUrl, without a trailing slash. */
   publicUrl: string;
+  /** Whether PUBLIC_URL was set, rather than defaulted to localhost. */
+  publicUrlSet: boolean;
   adminToken: string | undefined;
   logLevel: string;
 }
 
+/** A whole number within bounds, or the default when the variable is unset. */
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < min || value > max)
+    throw new Error(`${name} must be a whole number from ${min} to ${max}, got ${raw}`);
+  return value;
+}
+
+function boolean(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new Error(`${name} must be true or false, got ${env[name]}`);
+}
+
+/** Where the embedded database and the generated admin token live: DATA_DIR, by default ./data. */
+export function dataDirectory(env: NodeJS.ProcessEnv): string {
+  return resolve(env.DATA_DIR || './data');
+}
+
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const port = env.PORT ? Number.parseInt(env.PORT, 10) : 8080;
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new Error(`PORT must be a port number, got ${env.PORT}`);
+  const port = integer(env, 'PORT', 8080, 0, 65535);
   const publicUrl = (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, '');
   try {
     new URL(publicUrl);
   } catch {
     throw new Error(`PUBLIC_URL must be an absolute URL, got ${publicUrl}`);
   }
+  const poolSize = integer(env, 'DATABASE_POOL_SIZE', DEFAULT_POOL_SIZE, 1, 1000);
   return {
     port,
     host: env.HOST || '0.0.0.0',
     databaseUrl: env.DATABASE_URL || undefined,
-    dataDir: resolve(env.DATA_DIR || './data'),
+    databaseDirectUrl: env.DATABASE_DIRECT_URL || undefined,
+    preparedStatements: boolean(env, 'DATABASE_PREPARED_STATEMENTS', true),
+    poolSize,
+    poolPerOrg: env.DATABASE_POOL_PER_ORG
+      ? integer(env, 'DATABASE_POOL_PER_ORG', poolSize, 1, poolSize)
+      : undefined,
+    poolWaitMs: integer(env, 'DATABASE_POOL_WAIT_MS', DEFAULT_POOL_WAIT_MS, 1, 600_000),
+    statementTimeoutMs: integer(
+      env,
+      'DATABASE_STATEMENT_TIMEOUT_MS',
+      DEFAULT_STATEMENT_TIMEOUT_MS,
+      0,
+      3_600_000,
+    ),
+    dataDir: dataDirectory(env),
     publicUrl,
+    publicUrlSet: Boolean(env.PUBLIC_URL),
     adminToken: env.SCIMD_ADMIN_TOKEN || undefined,
     logLevel: env.LOG_LEVEL || 'info',
+  };
+}
+
+/** How the configured database is opened (by the server and by `scimd migrate`). */
+export function databaseOptions(config: Config): DatabaseOptions {
+  return {
+    databaseUrl: config.databaseUrl,
+    directUrl: config.databaseDirectUrl,
+    pgliteDir: config.dataDir,
+    prepare: config.preparedStatements,
+    poolSize: config.poolSize,
+    poolPerOrg: config.poolPerOrg,
+    poolWaitMs: config.poolWaitMs,
+    statementTimeoutMs: config.statementTimeoutMs,
   };
 }

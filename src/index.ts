@@ -1,51 +1,63 @@
 // config → database → migrate → createApp → listen; SIGTERM/SIGINT stop gracefully.
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { resolveAdminToken } from './admin-token.js';
 import { createApp } from './app.js';
 import { followAuthChanges } from './auth/auth-changes.js';
 import type { TokenChecks } from './auth/scim-auth.js';
-import { TokenCache } from './auth/token-cache.js';
-import { type Config, readConfig } from './config.js';
+import { TOKEN_CACHE_TTL_MS, TokenCache } from './auth/token-cache.js';
+import { type Config, databaseOptions, readConfig } from './config.js';
 import { openDatabase } from './db/database.js';
-import { migrateToLatest } from './db/migrate.js';
-import { createLogger } from './log.js';
+import { failureFields } from './db/failures.js';
+import { createHttpServer } from './http/server.js';
+import { createLogger, type Logger } from './log.js';
 
 export async function serve(
   config: Config = readConfig(),
 ): Promise<{ server: Server; stop: () => Promise<void> }> {
   const logger = createLogger(config.logLevel);
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: config.dataDir });
-  const applied = await migrateToLatest(database.db);
+  const onPostgres = config.databaseUrl !== undefined;
+  const admin = resolveAdminToken(config.adminToken, config.dataDir, onPostgres);
+  warnAboutSetup(config, logger);
+  const database = await openDatabase({
+    ...databaseOptions(config),
+    onConnectionError: (err) =>
+      logger.warn(failureFields(err), 'a database connection failed; it is replaced on next use'),
+  });
+  const applied = await database.migrate();
   if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
-  const admin = resolveAdminToken(config.adminToken, config.dataDir);
   if (admin.generatedAt)
     logger.info({ path: admin.generatedAt }, 'generated the admin token; it is in this file');
   else if (admin.path) logger.info({ path: admin.path }, 'admin token read from file');
 
   const tokenChecks: TokenChecks = new TokenCache();
   const listening = followAuthChanges(database, tokenChecks, logger);
+  if (onPostgres && !listening) {
+    logger.warn(
+      `no direct database connection to LISTEN on (DATABASE_DIRECT_URL): admin changes reach other scimd processes within ${TOKEN_CACHE_TTL_MS / 1000} s`,
+    );
+  }
   await listening?.ready;
   const app = createApp({
-    db: database.db,
-    ping: database.ping,
+    database,
     publicUrl: config.publicUrl,
     adminToken: admin.token,
     logger,
     tokenChecks,
   });
-  const server = app.listen(config.port, config.host);
-  // Keep idle connections longer than a load balancer does (60 s is common): otherwise the server
-  // closes a socket the balancer is about to reuse, and the client sees a reset or a 502.
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
+  const server = createHttpServer(app);
+  server.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
   });
+  const { port } = server.address() as AddressInfo;
   logger.info(
-    { port: config.port, host: config.host, database: database.kind, publicUrl: config.publicUrl },
+    { port, host: config.host, database: database.kind, publicUrl: config.publicUrl },
     'scimd is serving',
   );
+  // Start-up is told at once, not with the next batch of lines.
+  logger.flush();
 
   let stopping: Promise<void> | undefined;
   const stop = () => {
@@ -64,6 +76,17 @@ export async function serve(
   return { server, stop };
 }
 
+/** Settings that work but are likely a mistake in production. */
+function warnAboutSetup(config: Config, logger: Logger): void {
+  const production = config.databaseUrl !== undefined || process.env.NODE_ENV === 'production';
+  if (production && !config.publicUrlSet) {
+    logger.warn(
+      { publicUrl: config.publicUrl },
+      'PUBLIC_URL is not set: scimBaseUrl and every meta.location name localhost, which an IdP cannot reach',
+    );
+  }
+}
+
 export async function main(): Promise<void> {
   let config: Config;
   try {
@@ -72,19 +95,26 @@ export async function main(): Promise<void> {
     console.error(`scimd: ${(error as Error).message}`);
     process.exit(2);
   }
+  // Heard from the start: a signal that comes while scimd starts ends it as soon as it is up.
+  let stop: (() => Promise<void>) | undefined;
+  let stopping = false;
+  const stopAndExit = () => {
+    stopping = true;
+    if (!stop) return;
+    stop().then(
+      () => process.exit(0),
+      (error) => {
+        console.error(error);
+        process.exit(1);
+      },
+    );
+  };
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, stopAndExit);
+  // A last net: a promise nobody awaited must not end the process that serves every organization.
+  process.on('unhandledRejection', (reason) => console.error('scimd: unhandled rejection', reason));
   try {
-    const { stop } = await serve(config);
-    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-      process.once(signal, () => {
-        stop().then(
-          () => process.exit(0),
-          (error) => {
-            console.error(error);
-            process.exit(1);
-          },
-        );
-      });
-    }
+    ({ stop } = await serve(config));
+    if (stopping) stopAndExit();
   } catch (error) {
     console.error(`scimd: ${(error as Error).message}`);
     process.exit(1);

@@ -6,18 +6,30 @@ import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { openDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
+import { startPgBouncer } from './helpers/pgbouncer.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     pgliteSnapshot: string;
+    /** With TEST_PGBOUNCER=1: a connection string through PgBouncer, its database name left off. */
+    pgbouncerBase: string;
   }
 }
 
 export default async function setup(project: TestProject) {
   if (process.env.TEST_DATABASE_URL) {
     project.provide('pgliteSnapshot', '');
-    return;
+    if (process.env.TEST_PGBOUNCER !== '1') {
+      project.provide('pgbouncerBase', '');
+      return;
+    }
+    // Every test database is then reached through PgBouncer in transaction mode (.ci/run runs the
+    // conformance replays so).
+    const bouncer = await startPgBouncer(process.env.TEST_DATABASE_URL);
+    project.provide('pgbouncerBase', bouncer.url(''));
+    return () => bouncer.stop();
   }
+  project.provide('pgbouncerBase', '');
   const snapshotPath = join(tmpdir(), `scimd-test-snapshot-${process.pid}.tar.gz`);
   const database = await openDatabase({ pgliteDir: 'memory://' });
   await migrateToLatest(database.db);

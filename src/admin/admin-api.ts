@@ -1,14 +1,17 @@
-// The admin API under /admin/v1 (DESIGN.md): JSON, the admin bearer token, `{error:{code,message}}`.
+// The admin API under /admin/v1: JSON, the admin bearer token, `{error:{code,message}}`.
 import { timingSafeEqual } from 'node:crypto';
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { Kysely } from 'kysely';
-import type { AuditWriter } from '../audit/audit.js';
+import type { AuditEntry, AuditWriter } from '../audit/audit.js';
 import { announceAuthChange } from '../auth/auth-changes.js';
+import { bearerToken } from '../auth/bearer.js';
 import type { TokenChecks } from '../auth/scim-auth.js';
 import { hashSecret } from '../auth/secrets.js';
+import { databaseFailure, failureFields } from '../db/failures.js';
 import type { DB } from '../db/tables.js';
-import { BODY_LIMIT, BODY_METHODS, checkRoute, jsonBodyReader } from '../http/surface.js';
+import { BODY_LIMIT, BODY_METHODS, jsonBodyReader } from '../http/request-body.js';
+import { checkRoute } from '../http/route-check.js';
 import type { Logger } from '../log.js';
 import * as admin from './admin.service.js';
 import { AdminError } from './admin-errors.js';
@@ -99,10 +102,11 @@ export function adminApi(deps: AdminApiDeps): Middleware {
   return async (ctx, next) => {
     if (ctx.path !== '/admin/v1' && !ctx.path.startsWith('/admin/v1/')) return next();
     try {
-      const presented = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'))?.[1];
+      const presented = bearerToken(ctx.get('authorization'));
       if (!presented || !timingSafeEqual(hashSecret(presented), expected)) {
-        ctx.set('WWW-Authenticate', 'Bearer realm="scimd-admin"');
-        throw new AdminError(401, 'unauthorized', 'The admin token is missing or wrong');
+        throw new AdminError(401, 'unauthorized', 'The admin token is missing or wrong', {
+          'WWW-Authenticate': 'Bearer realm="scimd-admin"',
+        });
       }
       const route = checkRoute(router, ctx.path, ctx.method);
       if (route.kind === 'notFound')
@@ -125,31 +129,51 @@ export function adminApi(deps: AdminApiDeps): Middleware {
         if (failure === 'tooLarge') throw new AdminError(413, 'payload_too_large', `Body over ${BODY_LIMIT}`);
         if (failure === 'invalidJson')
           throw new AdminError(400, 'invalid_request', 'The body is not valid JSON');
+        if (failure === 'unsupportedEncoding')
+          throw new AdminError(415, 'unsupported_media_type', 'Send the body as identity, gzip or deflate');
+        if (failure === 'undecodable')
+          throw new AdminError(
+            400,
+            'invalid_request',
+            'The body could not be decoded as its Content-Encoding says',
+          );
       }
       await routes(ctx as Parameters<typeof routes>[0], async () => {});
     } catch (error) {
-      const adminError =
-        error instanceof AdminError
-          ? error
-          : new AdminError(500, 'internal', 'The request failed unexpectedly');
-      if (!(error instanceof AdminError))
-        deps.logger.error({ err: error }, 'unhandled error in admin request');
+      const adminError = adminErrorOf(error, deps.logger, ctx.state.requestId);
       ctx.status = adminError.status;
+      for (const [name, value] of Object.entries(adminError.headers)) ctx.set(name, value);
       ctx.body = adminError.toJSON();
     }
     // After the answer is settled, which nothing here may change: a change that committed stays a
     // success (and a new token's secret reaches the caller) even when its audit entry cannot be
     // written. Requests without the admin token are not recorded.
     if (ctx.status === 401) return;
+    const entry = auditEntry(deps, ctx);
+    if (!entry) return;
     try {
-      await audit(deps, ctx);
+      await deps.audit.record(entry);
     } catch (err) {
+      // The database is what failed, most likely: the entry goes to the process log instead.
       deps.logger.error(
-        { err, requestId: ctx.state.requestId },
+        { err, audit: entry, requestId: ctx.state.requestId },
         'could not record an admin action in the audit log',
       );
     }
   };
+}
+
+function adminErrorOf(error: unknown, logger: Logger, requestId: string): AdminError {
+  if (error instanceof AdminError) return error;
+  const failure = databaseFailure(error);
+  if (failure) {
+    logger.warn({ ...failureFields(error, failure), requestId }, 'database failure in admin request');
+    return new AdminError(503, 'unavailable', failure.detail, {
+      'Retry-After': String(failure.retryAfterSeconds),
+    });
+  }
+  logger.error({ err: error, requestId }, 'unhandled error in admin request');
+  return new AdminError(500, 'internal', 'The request failed unexpectedly');
 }
 
 const ADMIN_ACTIONS: readonly [string, RegExp, string][] = [
@@ -162,12 +186,12 @@ const ADMIN_ACTIONS: readonly [string, RegExp, string][] = [
 ];
 
 /**
- * Records an admin action in the organization's audit log, success or failure. A deleted
- * organization takes its log with it, so its deletion goes to the process log instead.
+ * The audit entry of an admin action, success or failure. A deleted organization takes its log with
+ * it, so its deletion goes to the process log instead.
  */
-async function audit(deps: AdminApiDeps, ctx: Parameters<Middleware>[0]): Promise<void> {
+function auditEntry(deps: AdminApiDeps, ctx: Parameters<Middleware>[0]): AuditEntry | undefined {
   const found = ADMIN_ACTIONS.find(([method, path]) => method === ctx.method && path.test(ctx.path));
-  if (!found) return;
+  if (!found) return undefined;
   const [, path, action] = found;
   const [, orgPart, tokenPart] = path.exec(ctx.path)!;
   const body = ctx.body as { id?: string } | undefined;
@@ -175,10 +199,10 @@ async function audit(deps: AdminApiDeps, ctx: Parameters<Middleware>[0]): Promis
   const resourceId = tokenPart ?? (action === 'token.create' ? body?.id : orgId);
   if (action === 'org.delete' && ctx.status < 400) {
     deps.logger.info({ action, orgId, requestId: ctx.state.requestId }, 'organization deleted with its data');
-    return;
+    return undefined;
   }
-  if (!orgId) return;
-  await deps.audit.record({
+  if (!orgId) return undefined;
+  return {
     orgId,
     actor: 'admin',
     action,
@@ -186,5 +210,5 @@ async function audit(deps: AdminApiDeps, ctx: Parameters<Middleware>[0]): Promis
     resourceId,
     status: ctx.status,
     requestId: ctx.state.requestId,
-  });
+  };
 }

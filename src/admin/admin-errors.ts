@@ -1,4 +1,4 @@
-// Admin API errors: `{error: {code, message}}` (DESIGN.md). Messages never carry a secret.
+// Admin API errors: `{error: {code, message}}`. Messages never carry a secret.
 export type AdminErrorCode =
   | 'unauthorized'
   | 'not_found'
@@ -7,6 +7,7 @@ export type AdminErrorCode =
   | 'method_not_allowed'
   | 'payload_too_large'
   | 'unsupported_media_type'
+  | 'unavailable'
   | 'internal';
 
 export class AdminError extends Error {
@@ -14,6 +15,7 @@ export class AdminError extends Error {
     readonly status: number,
     readonly code: AdminErrorCode,
     message: string,
+    readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(message);
   }

@@ -2,16 +2,16 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import { listAudit } from '../audit/audit.js';
+import { listAudit } from '../audit/audit.repository.js';
 import { generateSecret, hashSecret, secretPrefix } from '../auth/secrets.js';
+import * as tokensRepo from '../auth/tokens.repository.js';
 import type { DB, TokenScope } from '../db/tables.js';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../db/text.js';
 import { AdminError, invalidRequest, notFound } from './admin-errors.js';
 import * as orgsRepo from './orgs.repository.js';
-import * as tokensRepo from './tokens.repository.js';
 
-export const DEPROVISIONING_MODES = ['deactivate', 'anonymize', 'delete'] as const;
-export const TOKEN_SCOPES = ['users', 'groups'] as const;
+const DEPROVISIONING_MODES = ['deactivate', 'anonymize', 'delete'] as const;
+const TOKEN_SCOPES = ['users', 'groups'] as const;
 
 const storableText = z.string().refine(isStorableText, UNSTORABLE_TEXT_MESSAGE);
 const orgName = storableText.pipe(z.string().trim().min(1, 'must not be empty').max(200));

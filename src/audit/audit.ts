@@ -1,10 +1,10 @@
 // The organization's audit log: who (a token or the admin) did what to which resource, with what
 // outcome, under which request id. Never a secret and never an attribute value.
-import { type Insertable, type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
+import { databaseFailure } from '../db/failures.js';
 import { isUuid } from '../db/ids.js';
-import { shapes, slots } from '../db/shapes.js';
-import type { AuditEventsTable, DB } from '../db/tables.js';
-import { storableText } from '../db/text.js';
+import type { DB } from '../db/tables.js';
+import { insertAudit } from './audit.repository.js';
 
 export interface AuditEntry {
   readonly orgId: string;
@@ -33,26 +33,11 @@ export interface AuditEvent {
 export const MAX_AUDIT_BATCH = 100;
 
 interface Pending {
-  readonly row: AuditRow;
+  readonly entry: AuditEntry;
+  readonly at: Date;
   /** Called once the entry is stored, or dropped because its organization is gone. */
   readonly stored: () => void;
   readonly failed: (error: unknown) => void;
-}
-
-export type AuditRow = Omit<Insertable<AuditEventsTable>, 'id'>;
-
-/** The row of an entry, its texts made storable (a decoded path can carry a NUL). */
-export function auditRow(entry: AuditEntry, at: Date): AuditRow {
-  return {
-    org_id: entry.orgId,
-    at,
-    actor: entry.actor,
-    action: entry.action,
-    resource_type: entry.resourceType ?? null,
-    resource_id: entry.resourceId === undefined ? null : storableText(entry.resourceId.slice(0, 200)),
-    status: entry.status,
-    request_id: entry.requestId ?? null,
-  };
 }
 
 /**
@@ -72,9 +57,8 @@ export class AuditWriter {
 
   record(entry: AuditEntry, at = new Date()): Promise<void> {
     if (!isUuid(entry.orgId)) return Promise.resolve();
-    const row = auditRow(entry, at);
     return new Promise((resolve, reject) => {
-      this.pending.push({ row, stored: resolve, failed: reject });
+      this.pending.push({ entry, at, stored: resolve, failed: reject });
       if (!this.writing) void this.writeAll();
     });
   }
@@ -90,20 +74,19 @@ export class AuditWriter {
 
   private async write(batch: readonly Pending[]): Promise<void> {
     try {
-      await insertAudit(
-        this.db,
-        batch.map((p) => p.row),
-      );
+      await insertAudit(this.db, batch);
       for (const p of batch) p.stored();
     } catch (error) {
       // One entry that cannot be written must not cost the others theirs: a batch that fails is
-      // written again one entry at a time, and each caller learns its own entry's fate.
-      if (batch.length > 1) {
+      // written again one entry at a time, and each caller learns its own entry's fate. When the
+      // database itself is failing, no entry is at fault, and trying each again would only queue
+      // the entries that arrive meanwhile behind a hundred failures.
+      if (batch.length > 1 && !databaseFailure(error)) {
         for (const p of batch) await this.write([p]);
-      } else if (orgIsGone(error)) {
+      } else if (batch.length === 1 && orgIsGone(error)) {
         batch[0]!.stored();
       } else {
-        batch[0]!.failed(error);
+        for (const p of batch) p.failed(error);
       }
     }
   }
@@ -114,32 +97,6 @@ function orgIsGone(error: unknown): boolean {
   return (error as { code?: unknown } | null | undefined)?.code === '23503';
 }
 
-/** One INSERT for any number of rows (one array per column), in the order given. */
-export async function insertAudit(db: Kysely<DB>, rows: readonly AuditRow[]): Promise<void> {
-  const columns = {
-    org_id: rows.map((r) => r.org_id),
-    at: rows.map((r) => r.at),
-    actor: rows.map((r) => r.actor),
-    action: rows.map((r) => r.action),
-    resource_type: rows.map((r) => r.resource_type),
-    resource_id: rows.map((r) => r.resource_id),
-    status: rows.map((r) => r.status),
-    request_id: rows.map((r) => r.request_id),
-  };
-  await db.executeQuery(
-    shapes.compile('audit.insert', columns, () => {
-      const c = slots(columns);
-      const insert = sql`insert into audit_events (org_id, at, actor, action, resource_type, resource_id, status, request_id)
-        select org_id, at, actor, action, resource_type, resource_id, status, request_id
-        from unnest(${c.org_id}::uuid[], ${c.at}::timestamptz[], ${c.actor}::text[], ${c.action}::text[],
-          ${c.resource_type}::text[], ${c.resource_id}::text[], ${c.status}::integer[], ${c.request_id}::text[])
-          with ordinality as e(org_id, at, actor, action, resource_type, resource_id, status, request_id, n)
-        order by n`;
-      return { compile: () => insert.compile(db) };
-    }),
-  );
-}
-
 export interface AuditQuery {
   readonly limit: number;
   /** Events older than this id (the previous page's last). */
@@ -147,35 +104,4 @@ export interface AuditQuery {
   readonly resourceId?: string | undefined;
   readonly since?: Date | undefined;
   readonly until?: Date | undefined;
-}
-
-/** Newest first; `nextBefore` continues the listing when there is more. */
-export async function listAudit(
-  db: Kysely<DB>,
-  orgId: string,
-  query: AuditQuery,
-): Promise<{ events: AuditEvent[]; nextBefore: string | undefined }> {
-  let q = db.selectFrom('audit_events').selectAll().where('org_id', '=', orgId);
-  if (query.before) q = q.where('id', '<', query.before);
-  if (query.resourceId) q = q.where('resource_id', '=', query.resourceId);
-  if (query.since) q = q.where('at', '>=', query.since);
-  if (query.until) q = q.where('at', '<', query.until);
-  const rows = await q
-    .orderBy('id', 'desc')
-    .limit(query.limit + 1)
-    .execute();
-  const page = rows.slice(0, query.limit);
-  return {
-    events: page.map((r) => ({
-      id: String(r.id),
-      at: r.at.toISOString(),
-      actor: r.actor,
-      action: r.action,
-      resourceType: r.resource_type,
-      resourceId: r.resource_id,
-      status: r.status,
-      requestId: r.request_id,
-    })),
-    nextBefore: rows.length > query.limit ? String(page[page.length - 1]!.id) : undefined,
-  };
 }

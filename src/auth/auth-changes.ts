@@ -2,18 +2,19 @@
 // tokens announces the organization on a Postgres channel inside its transaction, so the message goes
 // out exactly when the change commits; every scimd process listens and forgets that organization's
 // checks. The process that made the change also forgets them itself, at once, before it answers.
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database, Listening } from '../db/database.js';
 import type { DB } from '../db/tables.js';
 import type { Logger } from '../log.js';
 import type { TokenChecks } from './scim-auth.js';
 import { TOKEN_CACHE_TTL_MS } from './token-cache.js';
+import { notifyChannel } from './tokens.repository.js';
 
-export const AUTH_CHANGES_CHANNEL = 'scimd_auth_changes';
+const AUTH_CHANGES_CHANNEL = 'scimd_auth_changes';
 
 /** Inside the transaction that changes an organization's settings or tokens. */
 export async function announceAuthChange(trx: Kysely<DB>, orgId: string): Promise<void> {
-  await sql`select pg_notify(${AUTH_CHANGES_CHANNEL}, ${orgId})`.execute(trx);
+  await notifyChannel(trx, AUTH_CHANGES_CHANNEL, orgId);
 }
 
 /**

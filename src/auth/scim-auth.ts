@@ -3,12 +3,14 @@ import type { Kysely } from 'kysely';
 import { isUuid } from '../db/ids.js';
 import type { DB, DeprovisioningMode, TokenScope } from '../db/tables.js';
 import { UnauthorizedError } from '../http/scim-errors.js';
-import type { OrgContext } from '../http/scim-state.js';
+import type { OrgContext } from '../scim/state.js';
+import { bearerToken } from './bearer.js';
 import { hashMatches, looksLikeSecret, secretDigest, secretPrefix } from './secrets.js';
 import type { TokenCache } from './token-cache.js';
+import { findTokensByPrefix, writeTokenUse } from './tokens.repository.js';
 
 /** When a token was last used, and last used successfully, as this process last knew or wrote it. */
-export interface TokenUsage {
+interface TokenUsage {
   lastUsedAt: Date | null;
   lastSuccessAt: Date | null;
 }
@@ -26,9 +28,7 @@ export interface AuthenticatedToken {
 export type TokenChecks = TokenCache<AuthenticatedToken>;
 
 /** lastUsedAt and the last success are written at most this often per token, so reads stay reads. */
-export const USAGE_WRITE_INTERVAL_MS = 60_000;
-
-const BEARER = /^Bearer\s+(\S+)\s*$/i;
+const USAGE_WRITE_INTERVAL_MS = 60_000;
 
 /**
  * Finds the token for a presented Authorization header, or throws 401. Every failure looks the same
@@ -42,33 +42,15 @@ export async function authenticateScimRequest(
   now: Date,
   checks?: TokenChecks,
 ): Promise<AuthenticatedToken> {
-  const match = authorization ? BEARER.exec(authorization) : null;
-  if (!match) throw new UnauthorizedError('A bearer token is required: Authorization: Bearer <SCIM token>');
-  const secret = match[1]!;
+  const secret = bearerToken(authorization);
+  if (!secret) throw new UnauthorizedError('A bearer token is required: Authorization: Bearer <SCIM token>');
   if (!looksLikeSecret(secret) || !isUuid(orgId)) throw invalidToken();
   const key = secretDigest(secret);
-  const remembered = checks?.get(orgId, key, now.getTime());
+  const remembered = checks?.get(orgId, key);
   if (remembered) return unexpired(remembered, now);
   const hash = Buffer.from(key, 'base64');
   const readAt = checks?.generation ?? 0;
-  const candidates = await db
-    .selectFrom('scim_tokens as t')
-    .innerJoin('orgs as o', 'o.id', 't.org_id')
-    .select([
-      't.id',
-      't.scopes',
-      't.secret_hash',
-      't.expires_at',
-      't.revoked_at',
-      't.last_used_at',
-      't.last_success_at',
-      'o.group_sync',
-      'o.deprovisioning',
-      'o.cursor_key',
-    ])
-    .where('t.org_id', '=', orgId)
-    .where('t.prefix', '=', secretPrefix(secret))
-    .execute();
+  const candidates = await findTokensByPrefix(db, orgId, secretPrefix(secret));
   const token = candidates.find((c) => hashMatches(hash, c.secret_hash));
   if (!token) throw invalidToken();
   if (token.revoked_at) throw new UnauthorizedError('This token has been revoked');
@@ -85,7 +67,7 @@ export async function authenticateScimRequest(
     usage: { lastUsedAt: token.last_used_at, lastSuccessAt: token.last_success_at },
   };
   unexpired(checked, now);
-  checks?.set(orgId, key, checked, now.getTime(), readAt);
+  checks?.set(orgId, key, checked, readAt);
   return checked;
 }
 
@@ -112,16 +94,12 @@ export function recordTokenUse(
   succeeded: boolean,
   now: Date,
 ): Promise<unknown> | undefined {
-  const set: { last_used_at?: Date; last_success_at?: Date } = {};
   const { usage } = token;
   // Claimed before the write, so the concurrent requests sharing this check do not write it too.
-  if (stale(usage.lastUsedAt, now)) set.last_used_at = usage.lastUsedAt = now;
-  if (succeeded && stale(usage.lastSuccessAt, now)) set.last_success_at = usage.lastSuccessAt = now;
-  if (set.last_used_at === undefined && set.last_success_at === undefined) return undefined;
-  return db
-    .updateTable('scim_tokens')
-    .set(set)
-    .where('org_id', '=', token.org.id)
-    .where('id', '=', token.tokenId)
-    .execute();
+  const used = stale(usage.lastUsedAt, now) ? now : null;
+  const successful = succeeded && stale(usage.lastSuccessAt, now) ? now : null;
+  if (!used && !successful) return undefined;
+  if (used) usage.lastUsedAt = used;
+  if (successful) usage.lastSuccessAt = successful;
+  return writeTokenUse(db, token.org.id, token.tokenId, { used, succeeded: successful });
 }

@@ -1,7 +1,7 @@
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** Token secrets are 256 random bits, base64url, with a recognisable prefix for secret scanners. */
-export const TOKEN_PREFIX = 'scimd_';
+const TOKEN_PREFIX = 'scimd_';
 const PREFIX_LENGTH = TOKEN_PREFIX.length + 8;
 
 export function generateSecret(): string {

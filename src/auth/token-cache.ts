@@ -1,36 +1,41 @@
 // A short-lived, process-local memory of successful token checks, so a SCIM request does not pay a
-// database round trip to authenticate. DESIGN.md allows it on one condition: nothing process-local
+// database round trip to authenticate. It is allowed on one condition: nothing process-local
 // decides an answer for long. So an entry lives TOKEN_CACHE_TTL_MS at most; expiry is checked on
 // every request; and every admin change to an organization or its tokens drops the organization's
 // entries at once, in this process directly and in the others through Postgres NOTIFY
 // (auth-changes.ts).
+import { LRUCache } from 'lru-cache';
 
 /** How long a successful check is trusted without asking the database again. */
 export const TOKEN_CACHE_TTL_MS = 5_000;
+/** Tokens in use are few; a flood of distinct valid tokens only ever costs the least recent entry. */
 const MAX_ENTRIES = 10_000;
 
 interface Entry<T> {
   readonly orgId: string;
   readonly value: T;
-  readonly until: number;
 }
 
 export class TokenCache<T> {
-  readonly #entries = new Map<string, Entry<T>>();
+  readonly #entries: LRUCache<string, Entry<T>>;
   #generation = 0;
 
-  constructor(private readonly ttlMs: number = TOKEN_CACHE_TTL_MS) {}
+  /** `clock` tells the time entries expire by (tests give one of their own). */
+  constructor(
+    private readonly ttlMs: number = TOKEN_CACHE_TTL_MS,
+    clock: { now(): number } = performance,
+  ) {
+    this.#entries = new LRUCache({
+      max: MAX_ENTRIES,
+      ttl: Math.max(1, ttlMs),
+      ttlResolution: 0,
+      perf: clock,
+    });
+  }
 
   /** `key` must identify the whole credential (a hash of the secret), never only its prefix. */
-  get(orgId: string, key: string, nowMs: number): T | undefined {
-    const id = cacheKey(orgId, key);
-    const entry = this.#entries.get(id);
-    if (!entry) return undefined;
-    if (entry.until <= nowMs) {
-      this.#entries.delete(id);
-      return undefined;
-    }
-    return entry.value;
+  get(orgId: string, key: string): T | undefined {
+    return this.#entries.get(cacheKey(orgId, key))?.value;
   }
 
   /**
@@ -41,20 +46,15 @@ export class TokenCache<T> {
     return this.#generation;
   }
 
-  set(orgId: string, key: string, value: T, nowMs: number, readAt: number): void {
+  set(orgId: string, key: string, value: T, readAt: number): void {
     if (this.ttlMs <= 0 || readAt !== this.#generation) return;
-    // Tokens in use are few; a flood of distinct valid tokens only ever costs the oldest entry.
-    if (this.#entries.size >= MAX_ENTRIES) {
-      const oldest = this.#entries.keys().next().value;
-      if (oldest !== undefined) this.#entries.delete(oldest);
-    }
-    this.#entries.set(cacheKey(orgId, key), { orgId, value, until: nowMs + this.ttlMs });
+    this.#entries.set(cacheKey(orgId, key), { orgId, value });
   }
 
   /** Forgets every check of an organization's tokens: its settings or one of its tokens changed. */
   invalidateOrg(orgId: string): void {
     this.#generation++;
-    for (const [key, entry] of this.#entries) if (entry.orgId === orgId) this.#entries.delete(key);
+    for (const [key, entry] of this.#entries.entries()) if (entry.orgId === orgId) this.#entries.delete(key);
   }
 
   clear(): void {

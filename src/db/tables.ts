@@ -61,7 +61,7 @@ export interface GroupsTable {
   updated_at: Timestamp;
 }
 
-export interface GroupMembersTable {
+interface GroupMembersTable {
   org_id: string;
   group_id: string;
   user_id: string;
@@ -70,7 +70,7 @@ export interface GroupMembersTable {
   created_at: Timestamp;
 }
 
-export interface AuditEventsTable {
+interface AuditEventsTable {
   org_id: string;
   id: Generated<string>;
   at: Timestamp;

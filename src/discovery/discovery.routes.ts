@@ -1,8 +1,10 @@
 import type Router from '@koa/router';
-import { NotFoundError } from '../http/scim-errors.js';
-import { respond, type ScimState } from '../http/scim-state.js';
+import type { RouterMiddleware } from '@koa/router';
+import { respond } from '../http/respond.js';
+import { ForbiddenError, NotFoundError } from '../http/scim-errors.js';
 import { listResponse } from '../resources/list-response.js';
 import { findSchema } from '../schema/registry.js';
+import type { ScimState } from '../scim/state.js';
 import {
   allResourceTypes,
   allSchemas,
@@ -12,13 +14,26 @@ import {
   serviceProviderConfig,
 } from './discovery.js';
 
+/**
+ * RFC 7644 §4: a filter on /ResourceTypes or /Schemas SHOULD be answered 403, so that a client cannot
+ * take the whole list for the matches of its filter.
+ */
+const refuseFilter: RouterMiddleware<ScimState> = async (ctx, next) => {
+  if (ctx.query.filter !== undefined) {
+    throw new ForbiddenError(
+      `${ctx.path.replace(/\/+$/, '')} takes no filter (RFC 7644 §4): read the whole list`,
+    );
+  }
+  await next();
+};
+
 // Discovery answers any valid token of the organization, whatever its scopes.
 export function registerDiscoveryRoutes(router: Router<ScimState>): void {
   router.get('/ServiceProviderConfig', (ctx) => {
     respond(ctx, 200, serviceProviderConfig(ctx.state.baseUrl));
   });
 
-  router.get('/ResourceTypes', (ctx) => {
+  router.get('/ResourceTypes', refuseFilter, (ctx) => {
     const types = allResourceTypes().map((t) => renderResourceType(t, ctx.state.baseUrl));
     respond(ctx, 200, listResponse(types, types.length, 1));
   });
@@ -29,7 +44,7 @@ export function registerDiscoveryRoutes(router: Router<ScimState>): void {
     respond(ctx, 200, renderResourceType(type, ctx.state.baseUrl));
   });
 
-  router.get('/Schemas', (ctx) => {
+  router.get('/Schemas', refuseFilter, (ctx) => {
     const rendered = allSchemas().map((s) => renderSchema(s, ctx.state.baseUrl));
     respond(ctx, 200, listResponse(rendered, rendered.length, 1));
   });

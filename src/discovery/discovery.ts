@@ -5,9 +5,9 @@ import { resourceTypes, schemas } from '../schema/registry.js';
 import type { AttributeDef, ResourceTypeDef, SchemaDef } from '../schema/types.js';
 import { capabilities } from './capabilities.js';
 
-export const SPC_SCHEMA_URN = 'urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig';
-export const RESOURCE_TYPE_SCHEMA_URN = 'urn:ietf:params:scim:schemas:core:2.0:ResourceType';
-export const SCHEMA_SCHEMA_URN = 'urn:ietf:params:scim:schemas:core:2.0:Schema';
+const SPC_SCHEMA_URN = 'urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig';
+const RESOURCE_TYPE_SCHEMA_URN = 'urn:ietf:params:scim:schemas:core:2.0:ResourceType';
+const SCHEMA_SCHEMA_URN = 'urn:ietf:params:scim:schemas:core:2.0:Schema';
 
 export function serviceProviderConfig(baseUrl: string): ScimResource {
   return {

@@ -1,13 +1,9 @@
 // The in-memory evaluator: the same semantics as the SQL compiler, over a rendered SCIM resource.
 // A property test keeps the two in agreement; PATCH uses it to pick the elements a value path names.
+
+import { isObject, type Json } from '../json.js';
 import type { CompareOp } from './ast.js';
 import type { AttributeTarget, Comparable, ResolvedFilter, Target } from './resolve.js';
-
-type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Code point order, as Postgres's "C" collation compares. */
 function compareText(a: string, b: string): number {
@@ -125,5 +121,9 @@ export function matchesFilter(filter: ResolvedFilter, resource: Json, element?: 
         items.some((item) => isObject(item) && matchesFilter(filter.filter, resource, item))
       );
     }
+    case 'constant':
+      return filter.value;
+    case 'extension':
+      return isObject(resource[filter.schema]);
   }
 }

@@ -10,6 +10,11 @@ import { COMPARE_OPS, type CompareOp, type Filter, type FilterValue, type PathTe
 
 export const MAX_FILTER_LENGTH = 8192;
 export const MAX_FILTER_DEPTH = 32;
+/**
+ * Comparisons (and `pr` tests) in one filter. An IdP's filters hold one to three; a search with
+ * hundreds of substring tests costs the database hundreds of scans of the organization.
+ */
+export const MAX_FILTER_TERMS = 50;
 
 type Token =
   | { readonly type: 'punct'; readonly value: '(' | ')' | '[' | ']'; readonly at: number }
@@ -54,7 +59,7 @@ function tokenize(text: string): Token[] {
 const ATTR_NAME = /^[A-Za-z$][\w$-]*$/;
 
 /** Splits `urn:…:name.sub` (the URN ends at the last colon) and checks each name (RFC 7643 §2.1). */
-export function splitPath(text: string): PathText | undefined {
+function splitPath(text: string): PathText | undefined {
   let uri: string | undefined;
   let rest = text;
   if (text.toLowerCase().startsWith('urn:')) {
@@ -70,6 +75,7 @@ export function splitPath(text: string): PathText | undefined {
 class Parser {
   private pos = 0;
   private depth = 0;
+  private terms = 0;
   constructor(private readonly tokens: Token[]) {}
 
   private peek(): Token | undefined {
@@ -183,6 +189,9 @@ class Parser {
   }
 
   private parseComparison(path: PathText): Filter {
+    if (++this.terms > MAX_FILTER_TERMS) {
+      throw new SyntaxFault(`the filter has more than ${MAX_FILTER_TERMS} comparisons; narrow it`);
+    }
     const opToken = this.peek();
     if (opToken?.type !== 'word') this.fail(`an operator after ${path.text}`, opToken);
     const op = opToken.value.toLowerCase();

@@ -8,6 +8,7 @@ import { InvalidFilterError } from '../http/scim-errors.js';
 import { findAttribute, resolveAttributePath } from '../schema/registry.js';
 import type { AttributeDef, AttributeType, ResourceTypeDef } from '../schema/types.js';
 import type { CompareOp, Filter, FilterValue, PathText } from './ast.js';
+import { compareValues } from './evaluate.js';
 
 /** A singular attribute of the resource, possibly a sub-attribute of a singular complex one. */
 export interface AttributeTarget {
@@ -21,7 +22,7 @@ export interface AttributeTarget {
 }
 
 /** A sub-attribute of the element selected by the enclosing value path. */
-export interface ElementTarget {
+interface ElementTarget {
   readonly kind: 'element';
   readonly sub: AttributeDef;
 }
@@ -49,10 +50,14 @@ export type ResolvedFilter =
   | { readonly kind: 'present'; readonly target: Target | MultiValuedTargetRef }
   | { readonly kind: 'and' | 'or'; readonly filters: readonly ResolvedFilter[] }
   | { readonly kind: 'not'; readonly filter: ResolvedFilter }
-  | { readonly kind: 'valuePath'; readonly target: MultiValuedTarget; readonly filter: ResolvedFilter };
+  | { readonly kind: 'valuePath'; readonly target: MultiValuedTarget; readonly filter: ResolvedFilter }
+  /** Known from the filter alone (`schemas pr`, `schemas eq "<the core schema>"`). */
+  | { readonly kind: 'constant'; readonly value: boolean }
+  /** The resource carries the extension (`schemas eq "urn:…:enterprise:2.0:User"`). */
+  | { readonly kind: 'extension'; readonly schema: string };
 
 /** `emails pr`: presence of a whole multi-valued attribute. */
-export interface MultiValuedTargetRef extends MultiValuedTarget {
+interface MultiValuedTargetRef extends MultiValuedTarget {
   readonly kind: 'multiValued';
 }
 
@@ -207,6 +212,9 @@ class Resolver {
       }
       case 'present':
       case 'compare': {
+        if (!filter.path.uri && !filter.path.sub && filter.path.name.toLowerCase() === 'schemas') {
+          return this.schemas(filter);
+        }
         const found = this.lookup(filter.path);
         const path = filter.path.text;
         if (found.attribute.multiValued) {
@@ -232,6 +240,26 @@ class Resolver {
         return compare(target, def, filter, path);
       }
     }
+  }
+
+  /**
+   * `schemas` (RFC 7643 §3) lists the core schema of every resource and the extensions it carries: a
+   * comparison is decided here for each URN the type knows (RFC 7644 §3.4.2.2 gives
+   * `schemas eq "urn:…:enterprise:2.0:User"` as an example). URNs compare case-insensitively.
+   */
+  private schemas(filter: Extract<Filter, { kind: 'compare' | 'present' }>): ResolvedFilter {
+    if (filter.kind === 'present') return { kind: 'constant', value: true };
+    if (typeof filter.value !== 'string') {
+      return invalid(`schemas holds URNs; compare it with a quoted URN, not ${JSON.stringify(filter.value)}`);
+    }
+    const value = filter.value;
+    const matches = (urn: string) => compareValues(urn, filter.op, value, false);
+    if (matches(this.type.schema)) return { kind: 'constant', value: true };
+    const extensions: ResolvedFilter[] = this.type.schemaExtensions
+      .filter((e) => matches(e.schema))
+      .map((e) => ({ kind: 'extension', schema: e.schema }));
+    if (extensions.length === 0) return { kind: 'constant', value: false };
+    return extensions.length === 1 ? extensions[0]! : { kind: 'or', filters: extensions };
   }
 
   /** Resolves the filter inside `attr[…]`: its paths name sub-attributes of one element. */
@@ -271,4 +299,28 @@ export function resolveElementFilter(
   attr: AttributeDef,
 ): ResolvedFilter {
   return new Resolver(type).resolveElement(filter, attr);
+}
+
+/** The attributes of the resource a filter tests (a value path's own sub-attributes aside). */
+export function referencedAttributes(
+  filter: ResolvedFilter,
+  into = new Set<AttributeDef>(),
+): Set<AttributeDef> {
+  switch (filter.kind) {
+    case 'and':
+    case 'or':
+      for (const f of filter.filters) referencedAttributes(f, into);
+      break;
+    case 'not':
+      referencedAttributes(filter.filter, into);
+      break;
+    case 'valuePath':
+      into.add(filter.target.attribute);
+      break;
+    case 'compare':
+    case 'present':
+      if (filter.target.kind !== 'element') into.add(filter.target.attribute);
+      break;
+  }
+  return into;
 }

@@ -1,15 +1,16 @@
 // sortBy / sortOrder (RFC 7644 §3.4.2.3) and the keyset predicates behind cursor paging (RFC 9865).
 // Every order ends with the id, so it is total and stable; nulls sort last ascending, first descending.
 import { type RawBuilder, type SqlBool, sql } from 'kysely';
-import { slot } from '../db/shapes.js';
+import { param } from '../db/statement.js';
 import { InvalidFilterError, InvalidValueError } from '../http/scim-errors.js';
 import { derivedOncePerName, findAttribute, resolveAttributePath } from '../schema/registry.js';
 import type { AttributeDef, ResourceTypeDef } from '../schema/types.js';
-import { FilterCompiler, pathKey, type Scalar } from './compile.js';
+import { operandSql } from './compile.js';
+import { attributeScalar, pathKey } from './plan.js';
 import type { AttributeTarget } from './resolve.js';
 import { isConstant, type SqlType, type StorageMapping } from './storage.js';
 
-export type SortTarget =
+type SortTarget =
   | AttributeTarget
   /** A multi-valued attribute sorts by a sub-attribute of its primary element, else its first. */
   | {
@@ -111,33 +112,32 @@ function sortExpression(
   const spec = storage.columns[pathKey(target)];
   // A constant of the storage mapping (a resource type's name) is written into the SQL as a literal.
   if (spec && isConstant(spec)) return { expr: sql`${sql.lit(spec.constant)}::text`, type: 'text' };
-  let scalar: Scalar;
+  let scalar: ReturnType<typeof attributeScalar>;
   try {
-    scalar = new FilterCompiler(storage).attributeScalar(target);
+    scalar = attributeScalar(storage, target);
   } catch (error) {
     if (error instanceof InvalidFilterError)
       throw new InvalidValueError(`sortBy: ${pathKey(target)} cannot be sorted on`);
     throw error;
   }
   if (scalar.kind === 'constant') return { expr: sql`${sql.lit(scalar.value)}::text`, type: 'text' };
-  if (scalar.type !== 'text') return { expr: scalar.expr, type: scalar.type };
-  return {
-    expr: sql`(${scalar.caseExact ? scalar.expr : sql`lower(${scalar.expr})`}) collate "C"`,
-    type: 'text',
-  };
+  const expr = operandSql(scalar.operand, storage);
+  if (scalar.operand.type !== 'text') return { expr, type: scalar.operand.type };
+  return { expr: sql`(${scalar.caseExact ? expr : sql`lower(${expr})`}) collate "C"`, type: 'text' };
 }
 
 function typed(value: unknown, type: SqlType): RawBuilder<unknown> {
   return type === 'text' ? sql`${value}` : sql`${value}::${sql.raw(type)}`;
 }
 
-/** The slots keysetAfter reads the last row's sort key and id from. */
-export const KEYSET_SLOTS = { value: 'afterValue', id: 'afterId' } as const;
+/** The parameters keysetAfter reads the last row's sort key and id from. */
+export const KEYSET_PARAMETERS = { value: 'afterValue', id: 'afterId' } as const;
 
 /**
  * Rows strictly after (key, id) in the order `key [desc], id [desc]` with nulls last ascending and
  * first descending. Reading backwards uses the same predicate with the direction flipped. The last
- * row's key and id are read from the slots KEYSET_SLOTS names; whether its key is null shapes the SQL.
+ * row's key and id are read from the parameters KEYSET_PARAMETERS names; whether its key is null
+ * shapes the SQL.
  */
 export function keysetAfter(
   key: SortKey,
@@ -146,9 +146,9 @@ export function keysetAfter(
   lastValueIsNull: boolean,
 ): RawBuilder<SqlBool> {
   const beyond = sql.raw(descending ? '<' : '>');
-  const id = sql`${slot(KEYSET_SLOTS.id)}::uuid`;
+  const id = sql`${param(KEYSET_PARAMETERS.id)}::uuid`;
   if (key.notNull && !lastValueIsNull) {
-    return sql<SqlBool>`(${key.expr}, ${idColumn}) ${beyond} (${typed(slot(KEYSET_SLOTS.value), key.type)}, ${id})`;
+    return sql<SqlBool>`(${key.expr}, ${idColumn}) ${beyond} (${typed(param(KEYSET_PARAMETERS.value), key.type)}, ${id})`;
   }
   if (lastValueIsNull) {
     // Nulls come last ascending: after a null only nulls with a later id. Descending, nulls come
@@ -157,7 +157,7 @@ export function keysetAfter(
       ? sql<SqlBool>`((${key.expr} is null and ${idColumn} < ${id}) or ${key.expr} is not null)`
       : sql<SqlBool>`(${key.expr} is null and ${idColumn} > ${id})`;
   }
-  const value = typed(slot(KEYSET_SLOTS.value), key.type);
+  const value = typed(param(KEYSET_PARAMETERS.value), key.type);
   const tail = descending ? sql`` : sql` or ${key.expr} is null`;
   return sql<SqlBool>`(${key.expr} ${beyond} ${value} or (${key.expr} = ${value} and ${idColumn} ${beyond} ${id})${tail})`;
 }

@@ -16,7 +16,7 @@ export interface ConstantSpec {
 }
 
 /** A multi-valued attribute stored as rows of another table (`members` → group_members). */
-export interface RelationSpec {
+interface RelationSpec {
   /** `FROM … WHERE …` selecting the element rows of the resource in `owner` (a table name). */
   readonly rows: (owner: string) => RawBuilder<unknown>;
   /** Each filterable sub-attribute, by name: a column of the rows above, or a constant. */

@@ -1,14 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
-import { type Logger, requestLineWriter } from '../log.js';
+import { type Logger, requestLogger } from '../log.js';
 
 const SAFE_REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /** Gives each request an id (the client's X-Request-Id when it is sane) and logs one line per request. */
 export function requestContext(logger: Logger): Middleware {
-  // The request line's fields (below) are fixed and none can hold a credential: it is written
-  // without pino's per-key formatting and redaction (log.ts).
-  const writeLine = requestLineWriter(logger);
+  const lines = requestLogger(logger);
   return async (ctx, next) => {
     const incoming = ctx.get('x-request-id');
     const requestId = SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
@@ -19,13 +17,8 @@ export function requestContext(logger: Logger): Middleware {
       await next();
     } finally {
       // The path only: query strings can carry filter values (personal data).
-      writeLine({
-        requestId,
-        method: ctx.method,
-        path: ctx.path,
-        status: ctx.status,
-        ms: Math.round((performance.now() - started) * 10) / 10,
-      });
+      const ms = Math.round((performance.now() - started) * 10) / 10;
+      lines.info({ requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms }, 'request');
     }
   };
 }

@@ -1,5 +1,5 @@
 // RFC 7644 §3.12: one error class per scimType, plus the plain HTTP errors a SCIM client can see.
-// Every one is rendered by scimErrorBoundary into the SCIM error schema.
+// scim-api.ts renders every one into the SCIM error schema.
 
 export const ERROR_SCHEMA_URN = 'urn:ietf:params:scim:api:messages:2.0:Error';
 
@@ -110,6 +110,18 @@ export class PayloadTooLargeError extends ScimError {
 export class UnsupportedMediaTypeError extends ScimError {
   constructor(type: string) {
     super(415, `Content-Type ${type} is not supported; send application/scim+json or application/json`);
+  }
+}
+export class UnsupportedEncodingError extends ScimError {
+  constructor(encoding: string) {
+    super(415, `Content-Encoding ${encoding.slice(0, 100)} is not supported; send identity, gzip or deflate`);
+  }
+}
+/** The database is down, busy or slow: the client should retry (RFC 7231 §7.1.3 Retry-After). */
+export class ServiceUnavailableError extends ScimError {
+  constructor(detail: string, retryAfterSeconds: number) {
+    super(503, detail);
+    this.headers['Retry-After'] = String(retryAfterSeconds);
   }
 }
 export class NotImplementedError extends ScimError {

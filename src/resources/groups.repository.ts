@@ -1,43 +1,28 @@
-// SQL for groups and their members. Membership is one row per (group, user): adding or removing k
-// members costs O(k) whatever the size of the group, and reading a group without its members never
-// touches the member rows.
+// SQL for groups and their members: the only module that builds queries on those tables; rows never
+// leave it. Membership is one row per (group, user): adding or removing k members costs O(k) whatever
+// the size of the group, and reading a group without its members never touches the member rows.
+// Member ids travel as one array parameter: one statement text whatever their number, and no limit
+// from the protocol's 65,535 parameters (a group of 20,000 members fits in one request).
 import { type Kysely, type Selectable, type SqlBool, sql } from 'kysely';
+import { rethrowDuplicateKey } from '../db/constraints.js';
 import { isUuid } from '../db/ids.js';
-import { fill, shapes, slot } from '../db/shapes.js';
+import { param, StatementCache, statement } from '../db/statement.js';
 import type { DB, GroupsTable } from '../db/tables.js';
-import type { CompiledFilter } from '../filter/compile.js';
+import { compileCondition, filterValues } from '../filter/compile.js';
+import { conditionKey, type FilterPlan } from '../filter/plan.js';
 import type { StorageMapping } from '../filter/storage.js';
-import { UniquenessError } from '../http/scim-errors.js';
-import type { ListQuery, ListResult } from './listing.js';
-import { collectPage, compiledList, pageRows } from './page.repository.js';
+import type { NewMember, StoredGroup, StoredMember } from './groups.js';
+import { collectPage, type ListQuery, type ListResult, listStatement, pageRows } from './list-query.js';
 import type { ScimResource } from './validate.js';
-
-export interface StoredGroup {
-  readonly id: string;
-  /** Every attribute but members. */
-  readonly attributes: ScimResource;
-  readonly created: Date;
-  readonly lastModified: Date;
-}
-
-export interface StoredMember {
-  readonly userId: string;
-  /** What the client sent as the member's display, if anything. */
-  readonly display: string | null;
-  readonly userDisplayName: string | null;
-  readonly userName: string;
-}
-
-export interface NewMember {
-  readonly userId: string;
-  readonly display?: string | undefined;
-}
 
 const visible = ['id', 'data', 'created_at', 'updated_at'] as const;
 
 function rowToGroup(row: Pick<Selectable<GroupsTable>, (typeof visible)[number]>): StoredGroup {
   return { id: row.id, attributes: row.data, created: row.created_at, lastModified: row.updated_at };
 }
+
+/** The unique index behind a group displayName's uniqueness (DuplicateKeyError names it). */
+export const GROUP_NAME_INDEX = 'groups_org_display_name_ci';
 
 export const groupStorage: StorageMapping = {
   table: 'groups',
@@ -64,7 +49,13 @@ export const groupStorage: StorageMapping = {
   indexedValues: new Set(),
 };
 
-function columns(attributes: ScimResource) {
+const GROUP_COLUMNS = {
+  display_name: param('display_name'),
+  external_id: param<string | null>('external_id'),
+  data: param('data'),
+};
+
+function groupValues(attributes: ScimResource) {
   return {
     display_name: String(attributes.displayName),
     external_id: typeof attributes.externalId === 'string' ? attributes.externalId : null,
@@ -72,14 +63,20 @@ function columns(attributes: ScimResource) {
   };
 }
 
-function rethrowUniqueness(error: unknown): never {
-  const e = error as { code?: string; constraint?: string };
-  if (e.code === '23505' && e.constraint === 'groups_org_display_name_ci') {
-    throw new UniquenessError('A group with this displayName already exists in the organization');
-  }
-  throw error;
-}
+const insertGroupStatement = statement((db) =>
+  db
+    .insertInto('groups')
+    .values({
+      org_id: param('org'),
+      id: param('id'),
+      ...GROUP_COLUMNS,
+      created_at: param<Date>('now'),
+      updated_at: param<Date>('now'),
+    })
+    .returning(visible),
+);
 
+/** Throws DuplicateKeyError. */
 export async function insertGroup(
   db: Kysely<DB>,
   orgId: string,
@@ -87,14 +84,23 @@ export async function insertGroup(
   attributes: ScimResource,
   now: Date,
 ): Promise<StoredGroup> {
-  const row = await db
-    .insertInto('groups')
-    .values({ org_id: orgId, id, ...columns(attributes), created_at: now, updated_at: now })
-    .returning(visible)
-    .executeTakeFirstOrThrow()
-    .catch(rethrowUniqueness);
-  return rowToGroup(row);
+  const { rows } = await insertGroupStatement
+    .run(db, { org: orgId, id, now, ...groupValues(attributes) })
+    .catch(rethrowDuplicateKey);
+  return rowToGroup(rows[0]!);
 }
+
+const findGroupStatement = statement((db) =>
+  db.selectFrom('groups').select(visible).where('org_id', '=', param('org')).where('id', '=', param('id')),
+);
+const findGroupForUpdate = statement((db) =>
+  db
+    .selectFrom('groups')
+    .select(visible)
+    .where('org_id', '=', param('org'))
+    .where('id', '=', param('id'))
+    .forUpdate(),
+);
 
 export async function findGroup(
   db: Kysely<DB>,
@@ -103,20 +109,29 @@ export async function findGroup(
   options: { forUpdate?: boolean } = {},
 ): Promise<StoredGroup | undefined> {
   if (!isUuid(id)) return undefined;
-  const forUpdate = options.forUpdate === true;
-  const query = shapes.compile(`groups.find forUpdate=${forUpdate}`, { org: orgId, id }, () => {
-    const read = db
-      .selectFrom('groups')
-      .select(visible)
-      .where('org_id', '=', slot('org'))
-      .where('id', '=', slot('id'));
-    return forUpdate ? read.forUpdate() : read;
-  });
-  const row = (await db.executeQuery(query)).rows[0];
+  const find = options.forUpdate ? findGroupForUpdate : findGroupStatement;
+  const row = (await find.run(db, { org: orgId, id })).rows[0];
   return row && rowToGroup(row);
 }
 
-/** Writes the attributes (or only the time, when `attributes` is undefined). */
+const updateGroupStatement = statement((db) =>
+  db
+    .updateTable('groups')
+    .set({ ...GROUP_COLUMNS, updated_at: param<Date>('now') })
+    .where('org_id', '=', param('org'))
+    .where('id', '=', param('id'))
+    .returning(visible),
+);
+const touchGroup = statement((db) =>
+  db
+    .updateTable('groups')
+    .set({ updated_at: param<Date>('now') })
+    .where('org_id', '=', param('org'))
+    .where('id', '=', param('id'))
+    .returning(visible),
+);
+
+/** Writes the attributes (or only the time, when `attributes` is undefined). Throws DuplicateKeyError. */
 export async function updateGroup(
   db: Kysely<DB>,
   orgId: string,
@@ -124,36 +139,32 @@ export async function updateGroup(
   attributes: ScimResource | undefined,
   now: Date,
 ): Promise<StoredGroup> {
-  const row = await db
-    .updateTable('groups')
-    .set({ ...(attributes ? columns(attributes) : {}), updated_at: now })
-    .where('org_id', '=', orgId)
-    .where('id', '=', id)
-    .returning(visible)
-    .executeTakeFirstOrThrow()
-    .catch(rethrowUniqueness);
-  return rowToGroup(row);
+  const { rows } = await (attributes
+    ? updateGroupStatement.run(db, { org: orgId, id, now, ...groupValues(attributes) })
+    : touchGroup.run(db, { org: orgId, id, now })
+  ).catch(rethrowDuplicateKey);
+  return rowToGroup(rows[0]!);
 }
+
+const deleteGroupStatement = statement((db) =>
+  db.deleteFrom('groups').where('org_id', '=', param('org')).where('id', '=', param('id')),
+);
 
 export async function deleteGroup(db: Kysely<DB>, orgId: string, id: string): Promise<boolean> {
   if (!isUuid(id)) return false;
-  const result = await db
-    .deleteFrom('groups')
-    .where('org_id', '=', orgId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-  return result.numDeletedRows > 0n;
+  const result = await deleteGroupStatement.run(db, { org: orgId, id });
+  return (result.numAffectedRows ?? 0n) > 0n;
 }
 
-/** The organization's groups (its id in the slot `org`) that match the filter. */
+/** The organization's groups (its id in the parameter `org`) that match the filter. */
 function matchingGroups(db: Kysely<DB>, query: ListQuery) {
-  const base = db.selectFrom('groups').where('org_id', '=', slot('org'));
-  return query.filter ? base.where(query.filter.where()) : base;
+  const base = db.selectFrom('groups').where('org_id', '=', param('org'));
+  return query.filter ? base.where(compileCondition(query.filter.condition, groupStorage)) : base;
 }
 
-/** The rows of one page, in the direction they are read (tests EXPLAIN it). */
-export function groupPageQuery(db: Kysely<DB>, orgId: string, query: ListQuery) {
-  return compiledList('groups', orgId, query, 'page', () =>
+/** The statement of one page, in the direction it is read (tests EXPLAIN it). */
+export function groupPageStatement(query: ListQuery) {
+  return listStatement('groups', 'page', query, (db) =>
     pageRows(matchingGroups(db, query).select(visible), 'groups', query),
   );
 }
@@ -165,15 +176,31 @@ export async function listGroups(
 ): Promise<ListResult<StoredGroup>> {
   return collectPage(
     db,
+    orgId,
     query,
     () =>
-      compiledList('groups', orgId, query, 'count', () =>
-        matchingGroups(db, query).select((eb) => eb.fn.countAll<string>().as('total')),
+      listStatement('groups', 'count', query, (b) =>
+        matchingGroups(b, query).select((eb) => eb.fn.countAll<string>().as('total')),
       ),
-    () => groupPageQuery(db, orgId, query),
-    rowToGroup,
+    () => groupPageStatement(query),
+    (row) => rowToGroup(row as Parameters<typeof rowToGroup>[0]),
   );
 }
+
+/** `= any(…)` of an array parameter of ids. */
+const anyOf = (name: string) => sql<string>`any(${param(name)}::uuid[])`;
+
+const listMembersStatement = statement((db) =>
+  db
+    .selectFrom('group_members as gm')
+    .innerJoin('users as u', (j) => j.onRef('u.org_id', '=', 'gm.org_id').onRef('u.id', '=', 'gm.user_id'))
+    .select(['gm.group_id', 'gm.user_id', 'gm.display', 'u.display_name', 'u.user_name'])
+    .where('gm.org_id', '=', param('org'))
+    .where('gm.group_id', '=', anyOf('groups'))
+    .orderBy('gm.group_id')
+    .orderBy('gm.created_at')
+    .orderBy('gm.user_id'),
+);
 
 /** The members of some groups, with what is needed to render them. */
 export async function listMembers(
@@ -183,16 +210,7 @@ export async function listMembers(
 ): Promise<Map<string, StoredMember[]>> {
   const out = new Map<string, StoredMember[]>(groupIds.map((id) => [id, []]));
   if (groupIds.length === 0) return out;
-  const rows = await db
-    .selectFrom('group_members as gm')
-    .innerJoin('users as u', (j) => j.onRef('u.org_id', '=', 'gm.org_id').onRef('u.id', '=', 'gm.user_id'))
-    .select(['gm.group_id', 'gm.user_id', 'gm.display', 'u.display_name', 'u.user_name'])
-    .where('gm.org_id', '=', orgId)
-    .where('gm.group_id', 'in', groupIds)
-    .orderBy('gm.group_id')
-    .orderBy('gm.created_at')
-    .orderBy('gm.user_id')
-    .execute();
+  const { rows } = await listMembersStatement.run(db, { org: orgId, groups: groupIds });
   for (const row of rows) {
     out.get(row.group_id)?.push({
       userId: row.user_id,
@@ -204,6 +222,15 @@ export async function listMembers(
   return out;
 }
 
+const memberCandidates = statement((db) =>
+  db
+    .selectFrom('users')
+    .select('id')
+    .where('org_id', '=', param('org'))
+    .where('id', '=', anyOf('ids'))
+    .where('deprovisioned_at', 'is', null),
+);
+
 /** Which of these ids are users of the organization that are not deprovisioned. */
 export async function findMemberCandidates(
   db: Kysely<DB>,
@@ -212,15 +239,27 @@ export async function findMemberCandidates(
 ): Promise<Set<string>> {
   const uuids = ids.filter(isUuid).map((id) => id.toLowerCase());
   if (uuids.length === 0) return new Set();
-  const rows = await db
-    .selectFrom('users')
-    .select('id')
-    .where('org_id', '=', orgId)
-    .where('id', 'in', uuids)
-    .where('deprovisioned_at', 'is', null)
-    .execute();
+  const { rows } = await memberCandidates.run(db, { org: orgId, ids: uuids });
   return new Set(rows.map((r) => r.id));
 }
+
+const addMembersStatement = statement((db) =>
+  db
+    .insertInto('group_members')
+    .columns(['org_id', 'group_id', 'user_id', 'display', 'created_at'])
+    .expression(
+      sql`select ${param('org')}::uuid, ${param('group')}::uuid, m.user_id, m.display, ${param('now')}::timestamptz
+        from unnest(${param('users')}::uuid[], ${param('displays')}::text[]) as m(user_id, display)`,
+    )
+    .onConflict((oc) =>
+      oc
+        .columns(['org_id', 'group_id', 'user_id'])
+        .doUpdateSet({ display: (eb) => eb.ref('excluded.display') })
+        .where(
+          sql<SqlBool>`excluded.display is not null and group_members.display is distinct from excluded.display`,
+        ),
+    ),
+);
 
 /**
  * Adds members. One already there stays, taking the display sent with it if that differs (Okta's
@@ -234,50 +273,68 @@ export async function addMembers(
   now: Date,
 ): Promise<number> {
   if (members.length === 0) return 0;
-  const result = await db
-    .insertInto('group_members')
-    .values(
-      members.map((m) => ({
-        org_id: orgId,
-        group_id: groupId,
-        user_id: m.userId,
-        display: m.display ?? null,
-        created_at: now,
-      })),
-    )
-    .onConflict((oc) =>
-      oc
-        .columns(['org_id', 'group_id', 'user_id'])
-        .doUpdateSet({ display: (eb) => eb.ref('excluded.display') })
-        .where(
-          sql<SqlBool>`excluded.display is not null and group_members.display is distinct from excluded.display`,
-        ),
-    )
-    .executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0n);
+  const result = await addMembersStatement.run(db, {
+    org: orgId,
+    group: groupId,
+    now,
+    users: members.map((m) => m.userId),
+    displays: members.map((m) => m.display ?? null),
+  });
+  return Number(result.numAffectedRows ?? 0n);
 }
 
-/** Removes the members these ids name (all of them when `ids` is undefined); returns how many went. */
+const removeAllMembers = statement((db) =>
+  db.deleteFrom('group_members').where('org_id', '=', param('org')).where('group_id', '=', param('group')),
+);
+const removeMembersById = statement((db) =>
+  db
+    .deleteFrom('group_members')
+    .where('org_id', '=', param('org'))
+    .where('group_id', '=', param('group'))
+    .where('user_id', '=', anyOf('users')),
+);
+const removals = new StatementCache();
+
+/**
+ * Removes the members these ids name, or those the filter selects, or (neither given) all of them.
+ * Returns how many went.
+ */
 export async function removeMembers(
   db: Kysely<DB>,
   orgId: string,
   groupId: string,
   ids: readonly string[] | undefined,
-  filter?: CompiledFilter,
+  filter?: FilterPlan,
 ): Promise<number> {
-  let query = db
-    .deleteFrom('group_members as gm')
-    .where('gm.org_id', '=', orgId)
-    .where('gm.group_id', '=', groupId);
-  if (ids) {
+  const values = { org: orgId, group: groupId };
+  let result: { numAffectedRows?: bigint };
+  if (filter) {
+    const removal = removals.get(conditionKey(filter.condition), (b) =>
+      b
+        .deleteFrom('group_members as gm')
+        .where('gm.org_id', '=', param('org'))
+        .where('gm.group_id', '=', param('group'))
+        .where(compileCondition(filter.condition, groupStorage)),
+    );
+    result = await removal.run(db, { ...values, ...filterValues(filter) });
+  } else if (ids) {
     const uuids = ids.filter(isUuid).map((id) => id.toLowerCase());
     if (uuids.length === 0) return 0;
-    query = query.where('gm.user_id', 'in', uuids);
+    result = await removeMembersById.run(db, { ...values, users: uuids });
+  } else {
+    result = await removeAllMembers.run(db, values);
   }
-  if (filter) query = query.where(filter.where());
-  const result = await db.executeQuery(fill(query.compile(), filter?.values ?? {}));
-  return Number(result.numAffectedRows ?? 0);
+  return Number(result.numAffectedRows ?? 0n);
 }
+
+const removeOtherMembers = statement((db) =>
+  db
+    .deleteFrom('group_members')
+    .where('org_id', '=', param('org'))
+    .where('group_id', '=', param('group'))
+    // `<> all` of an empty array is true: with no members given, every member goes.
+    .where('user_id', '<>', sql<string>`all(${param('kept')}::uuid[])`),
+);
 
 /** Makes the member set exactly `members`: removes the others, adds the new. */
 export async function replaceMembers(
@@ -287,23 +344,10 @@ export async function replaceMembers(
   members: readonly NewMember[],
   now: Date,
 ): Promise<number> {
-  let query = db.deleteFrom('group_members').where('org_id', '=', orgId).where('group_id', '=', groupId);
-  if (members.length > 0)
-    query = query.where(
-      'user_id',
-      'not in',
-      members.map((m) => m.userId),
-    );
-  const removed = Number((await query.executeTakeFirst()).numDeletedRows);
-  return removed + (await addMembers(db, orgId, groupId, members, now));
-}
-
-/** Takes a user out of every group (deprovisioning keeps the user row but ends its memberships). */
-export async function removeFromAllGroups(db: Kysely<DB>, orgId: string, userId: string): Promise<number> {
-  const result = await db
-    .deleteFrom('group_members')
-    .where('org_id', '=', orgId)
-    .where('user_id', '=', userId)
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
+  const removed = await removeOtherMembers.run(db, {
+    org: orgId,
+    group: groupId,
+    kept: members.map((m) => m.userId),
+  });
+  return Number(removed.numAffectedRows ?? 0n) + (await addMembers(db, orgId, groupId, members, now));
 }

@@ -1,7 +1,9 @@
 import type Router from '@koa/router';
 import type { RouterMiddleware } from '@koa/router';
+import { auditedWrite } from '../audit/audited-write.js';
+import { respond } from '../http/respond.js';
 import { ForbiddenError } from '../http/scim-errors.js';
-import { auditedTransaction, respond, type ScimDeps, type ScimState } from '../http/scim-state.js';
+import type { ScimState } from '../scim/state.js';
 import * as groups from './groups.service.js';
 import { type ListParams, listParamsFromQuery, listParamsFromSearchRequest } from './list-params.js';
 import { prefersRepresentation } from './prefer.js';
@@ -12,19 +14,18 @@ import { search } from './search.service.js';
 export const GROUP_SYNC_DISABLED = 'Group synchronization is disabled for this organization';
 
 /** While the organization's groupSync is off, every group operation is 403 (product spec, SCIM rule 2). */
-export const requireGroupSync: RouterMiddleware<ScimState> = async (ctx, next) => {
+const requireGroupSync: RouterMiddleware<ScimState> = async (ctx, next) => {
   if (!ctx.state.org.groupSync) throw new ForbiddenError(GROUP_SYNC_DISABLED);
   await next();
 };
 
-export function registerGroupRoutes(router: Router<ScimState>, deps: ScimDeps): void {
-  const { db } = deps;
+export function registerGroupRoutes(router: Router<ScimState>): void {
   const guard = [requireScope('groups'), requireGroupSync] as const;
   const withMembers = (projection: ProjectionParams) => isReturned(groups.groupType, projection, 'members');
 
   const list = (state: ScimState, params: ListParams) =>
     search(
-      groups.searchableGroups(db, state.org.id, state.baseUrl, withMembers(params.projection)),
+      groups.searchableGroups(state.db, state.org.id, state.baseUrl, withMembers(params.projection)),
       state.org,
       params,
     );
@@ -38,38 +39,43 @@ export function registerGroupRoutes(router: Router<ScimState>, deps: ScimDeps): 
   });
 
   /** Renders a group as the projection asks, reading the member rows only when it carries them. */
+  /**
+   * Renders a group as the projection asks, reading the member rows (on `db`: the write's transaction,
+   * when it renders what it wrote) only when the group carries them.
+   */
   const render = async (
-    orgId: string,
-    baseUrl: string,
+    db: ScimState['db'],
+    state: ScimState,
     group: Awaited<ReturnType<typeof groups.getGroup>>,
     projection: ProjectionParams,
   ) => {
-    const members = withMembers(projection) ? await groups.membersOf(db, orgId, group.id) : undefined;
-    return projectAttributes(groups.renderGroup(group, baseUrl, members), groups.groupType, projection);
+    const members = withMembers(projection) ? await groups.membersOf(db, state.org.id, group.id) : undefined;
+    return projectAttributes(groups.renderGroup(group, state.baseUrl, members), groups.groupType, projection);
   };
 
   router.post('/Groups', ...guard, async (ctx) => {
     const projection = projectionFromQuery(ctx.query);
-    const group = await auditedTransaction(db, ctx.state, 201, (trx) =>
-      groups.createGroup(trx, ctx.state.org.id, ctx.request.body),
-    );
-    const body = await render(ctx.state.org.id, ctx.state.baseUrl, group, projection);
-    ctx.set('Location', `${ctx.state.baseUrl}/Groups/${group.id}`);
+    const { body, resourceId } = await auditedWrite(ctx.state, async (trx) => {
+      const group = await groups.createGroup(trx, ctx.state.org.id, ctx.request.body);
+      return { status: 201, resourceId: group.id, body: await render(trx, ctx.state, group, projection) };
+    });
+    ctx.set('Location', `${ctx.state.baseUrl}/Groups/${resourceId}`);
     respond(ctx, 201, body);
   });
 
   router.get('/Groups/:id', ...guard, async (ctx) => {
     const projection = projectionFromQuery(ctx.query);
-    const group = await groups.getGroup(db, ctx.state.org.id, ctx.params.id!);
-    respond(ctx, 200, await render(ctx.state.org.id, ctx.state.baseUrl, group, projection));
+    const group = await groups.getGroup(ctx.state.db, ctx.state.org.id, ctx.params.id!);
+    respond(ctx, 200, await render(ctx.state.db, ctx.state, group, projection));
   });
 
   router.put('/Groups/:id', ...guard, async (ctx) => {
     const projection = projectionFromQuery(ctx.query);
-    const group = await auditedTransaction(db, ctx.state, 200, (trx) =>
-      groups.replaceGroup(trx, ctx.state.org.id, ctx.params.id!, ctx.request.body),
-    );
-    respond(ctx, 200, await render(ctx.state.org.id, ctx.state.baseUrl, group, projection));
+    const { status, body } = await auditedWrite(ctx.state, async (trx) => {
+      const group = await groups.replaceGroup(trx, ctx.state.org.id, ctx.params.id!, ctx.request.body);
+      return { status: 200, resourceId: group.id, body: await render(trx, ctx.state, group, projection) };
+    });
+    respond(ctx, status, body);
   });
 
   // Entra asks for 204 on group PATCH (returning every member is the cost IdPs avoid); the group
@@ -80,18 +86,19 @@ export function registerGroupRoutes(router: Router<ScimState>, deps: ScimDeps): 
       projection.attributes !== undefined ||
       projection.excludedAttributes !== undefined ||
       prefersRepresentation(ctx.get('prefer'));
-    const group = await auditedTransaction(db, ctx.state, wantsBody ? 200 : 204, (trx) =>
-      groups.patchGroup(trx, ctx.state.org.id, ctx.params.id!, ctx.request.body),
-    );
-    if (!wantsBody) return respond(ctx, 204);
-    respond(ctx, 200, await render(ctx.state.org.id, ctx.state.baseUrl, group, projection));
+    const { status, body } = await auditedWrite(ctx.state, async (trx) => {
+      const group = await groups.patchGroup(trx, ctx.state.org.id, ctx.params.id!, ctx.request.body);
+      if (!wantsBody) return { status: 204, resourceId: group.id };
+      return { status: 200, resourceId: group.id, body: await render(trx, ctx.state, group, projection) };
+    });
+    respond(ctx, status, body);
   });
 
   router.delete('/Groups/:id', ...guard, async (ctx) => {
-    await auditedTransaction(db, ctx.state, 204, async (trx) => {
+    const { status } = await auditedWrite(ctx.state, async (trx) => {
       await groups.deleteGroup(trx, ctx.state.org.id, ctx.params.id!);
-      return undefined;
+      return { status: 204, resourceId: undefined };
     });
-    respond(ctx, 204);
+    respond(ctx, status);
   });
 }

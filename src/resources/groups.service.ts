@@ -3,24 +3,31 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/tables.js';
-import { compileFilter } from '../filter/compile.js';
+import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../db/text.js';
+import { planFilter } from '../filter/plan.js';
 import { InvalidPathError, InvalidValueError, NotFoundError } from '../http/scim-errors.js';
-import { GROUP_SCHEMA_URN, resourceTypes } from '../schema/registry.js';
+import { isObject, sameJson } from '../json.js';
+import { findAttribute, GROUP_SCHEMA_URN, resourceTypes, topLevelAttributes } from '../schema/registry.js';
+import type { NewMember, StoredGroup, StoredMember } from './groups.js';
 import * as repo from './groups.repository.js';
-import { isObject, sameJson } from './json.js';
-import { withRelated } from './listing.js';
+import { withRelated } from './list-query.js';
 import { applyPatch, type DeferredOperation } from './patch.js';
 import { parsePatchRequest } from './patch-request.js';
 import type { Searchable } from './search.service.js';
+import { uniqueOn } from './uniqueness.js';
 import { type ScimResource, validateResource } from './validate.js';
 
 export const groupType = resourceTypes.Group;
 const RELATIONS = new Set(['members']);
+/** The longest `display` a member may carry (the registry's members.display). */
+const MEMBER_DISPLAY_MAX_LENGTH =
+  findAttribute(findAttribute(topLevelAttributes(groupType), 'members')!.subAttributes!, 'display')!
+    .maxLength ?? Number.POSITIVE_INFINITY;
 
 export function renderGroup(
-  group: repo.StoredGroup,
+  group: StoredGroup,
   baseUrl: string,
-  members: readonly repo.StoredMember[] | undefined,
+  members: readonly StoredMember[] | undefined,
 ): ScimResource {
   return {
     schemas: [GROUP_SCHEMA_URN],
@@ -46,6 +53,9 @@ export function renderGroup(
   };
 }
 
+const uniqueDisplayName = <T>(write: Promise<T>) =>
+  uniqueOn(repo.GROUP_NAME_INDEX, 'A group with this displayName already exists in the organization', write);
+
 function groupNotFound(id: string): NotFoundError {
   return new NotFoundError(`Group ${id} not found`);
 }
@@ -54,15 +64,23 @@ function groupNotFound(id: string): NotFoundError {
  * Reads the member entries of a request into rows to write, after checking that every one is a
  * user of this organization that is not deprovisioned. Nothing is written when one is not.
  */
-async function checkedMembers(db: Kysely<DB>, orgId: string, entries: unknown): Promise<repo.NewMember[]> {
+async function checkedMembers(db: Kysely<DB>, orgId: string, entries: unknown): Promise<NewMember[]> {
   const list = entries === undefined ? [] : Array.isArray(entries) ? entries : [entries];
-  const members: repo.NewMember[] = [];
+  const members: NewMember[] = [];
   const groupsAsMembers: string[] = [];
   for (const [i, entry] of list.entries()) {
     if (!isObject(entry) || typeof entry.value !== 'string' || entry.value === '') {
       throw new InvalidValueError(`members[${i}] needs the id of a user as its value`);
     }
-    // Groups hold users only (DESIGN.md): a nested group is refused, whatever its type says.
+    if (typeof entry.display === 'string' && entry.display.length > MEMBER_DISPLAY_MAX_LENGTH) {
+      throw new InvalidValueError(
+        `members[${i}].display must be at most ${MEMBER_DISPLAY_MAX_LENGTH} characters`,
+      );
+    }
+    if (typeof entry.display === 'string' && !isStorableText(entry.display)) {
+      throw new InvalidValueError(`members[${i}].display ${UNSTORABLE_TEXT_MESSAGE}`);
+    }
+    // Groups hold users only: a nested group is refused, whatever its type says.
     if (typeof entry.type === 'string' && entry.type.toLowerCase() === 'group')
       groupsAsMembers.push(entry.value);
     members.push({
@@ -91,30 +109,27 @@ async function checkedMembers(db: Kysely<DB>, orgId: string, entries: unknown): 
   return unique;
 }
 
-function split(attributes: ScimResource): { attributes: ScimResource; members: unknown } {
+/** A validated body as stored (no `schemas`: derived on output) and its members, kept apart. */
+function separateMembers(attributes: ScimResource): { attributes: ScimResource; members: unknown } {
   const { schemas: _schemas, members, ...rest } = attributes;
   return { attributes: rest, members };
 }
 
 export async function createGroup(db: Kysely<DB>, orgId: string, body: unknown, now = new Date()) {
-  const { attributes, members } = split(validateResource(groupType, 'create', body));
+  const { attributes, members } = separateMembers(validateResource(groupType, 'create', body));
   const rows = await checkedMembers(db, orgId, members);
-  const group = await repo.insertGroup(db, orgId, randomUUID(), attributes, now);
+  const group = await uniqueDisplayName(repo.insertGroup(db, orgId, randomUUID(), attributes, now));
   await repo.addMembers(db, orgId, group.id, rows, now);
   return group;
 }
 
-export async function getGroup(db: Kysely<DB>, orgId: string, id: string): Promise<repo.StoredGroup> {
+export async function getGroup(db: Kysely<DB>, orgId: string, id: string): Promise<StoredGroup> {
   const group = await repo.findGroup(db, orgId, id);
   if (!group) throw groupNotFound(id);
   return group;
 }
 
-export async function membersOf(
-  db: Kysely<DB>,
-  orgId: string,
-  groupId: string,
-): Promise<repo.StoredMember[]> {
+export async function membersOf(db: Kysely<DB>, orgId: string, groupId: string): Promise<StoredMember[]> {
   return (await repo.listMembers(db, orgId, [groupId])).get(groupId) ?? [];
 }
 
@@ -126,12 +141,12 @@ export async function replaceGroup(
   body: unknown,
   now = new Date(),
 ) {
-  const { attributes, members } = split(validateResource(groupType, 'replace', body));
+  const { attributes, members } = separateMembers(validateResource(groupType, 'replace', body));
   const current = await repo.findGroup(db, orgId, id, { forUpdate: true });
   if (!current) throw groupNotFound(id);
   const rows = await checkedMembers(db, orgId, members);
   await repo.replaceMembers(db, orgId, id, rows, now);
-  return repo.updateGroup(db, orgId, id, attributes, now);
+  return uniqueDisplayName(repo.updateGroup(db, orgId, id, attributes, now));
 }
 
 /** Applies an operation on members as row changes; returns how many rows changed. */
@@ -144,8 +159,13 @@ async function applyMemberOperation(
 ) {
   if (op.op === 'remove') {
     if (op.filter) {
-      const filter = compileFilter(op.filter, repo.groupStorage, 'members');
-      return repo.removeMembers(db, orgId, groupId, undefined, filter);
+      return repo.removeMembers(
+        db,
+        orgId,
+        groupId,
+        undefined,
+        planFilter(op.filter, repo.groupStorage, 'members'),
+      );
     }
     // Entra removes chosen members with `Remove` + a value list; without a value, all members go.
     if (op.value !== undefined) {
@@ -179,10 +199,10 @@ export async function patchGroup(db: Kysely<DB>, orgId: string, id: string, body
   const result = applyPatch(current.attributes, operations, groupType, { id, relations: RELATIONS });
   let changedRows = 0;
   for (const op of result.deferred) changedRows += await applyMemberOperation(db, orgId, id, op, now);
-  const attributes = split(result.attributes).attributes;
+  const attributes = separateMembers(result.attributes).attributes;
   const attributesChanged = !sameJson(attributes, current.attributes);
   if (!attributesChanged && changedRows === 0) return current;
-  return repo.updateGroup(db, orgId, id, attributesChanged ? attributes : undefined, now);
+  return uniqueDisplayName(repo.updateGroup(db, orgId, id, attributesChanged ? attributes : undefined, now));
 }
 
 export async function deleteGroup(db: Kysely<DB>, orgId: string, id: string): Promise<void> {
@@ -194,7 +214,7 @@ export const searchableGroups = (
   orgId: string,
   baseUrl: string,
   withMembers: boolean,
-): Searchable<{ item: repo.StoredGroup; related: repo.StoredMember[] | undefined }> => ({
+): Searchable<{ item: StoredGroup; related: StoredMember[] | undefined }> => ({
   type: groupType,
   storage: repo.groupStorage,
   createdColumn: 'created_at',

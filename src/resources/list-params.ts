@@ -1,13 +1,12 @@
 // The parameters of a list or search (RFC 7644 §3.4.2, §3.4.3, RFC 9865 §2), read from a query
 // string or from a SearchRequest body, checked once, in one shape.
 import { z } from 'zod';
+import { type Query, queryValue } from '../http/query.js';
 import { InvalidSyntaxError, InvalidValueError } from '../http/scim-errors.js';
 import { DEFAULT_COUNT, MAX_COUNT } from './list-response.js';
 import { type ProjectionParams, parseAttributeList, validateProjectionParams } from './projection.js';
 
-export const SEARCH_REQUEST_URN = 'urn:ietf:params:scim:api:messages:2.0:SearchRequest';
-
-export type Paging =
+type Paging =
   | { readonly kind: 'index'; readonly startIndex: number; readonly count: number }
   /** `cursor` is '' for the first page (RFC 9865 §2). */
   | { readonly kind: 'cursor'; readonly cursor: string; readonly count: number };
@@ -39,10 +38,17 @@ interface RawParams {
   excludedAttributes?: string[] | undefined;
 }
 
+/**
+ * A startIndex past every row answers an empty page; beyond this one (2^53 - 1, the largest integer a
+ * JSON number holds exactly) it is read as this one, which Postgres can still take as an OFFSET.
+ */
+const MAX_START_INDEX = Number.MAX_SAFE_INTEGER;
+
 function build(raw: RawParams): ListParams {
   // RFC 7644 §3.4.2.4: a negative count is 0; above the maximum it is capped (RFC 9865 maxPageSize).
   const count = Math.min(MAX_COUNT, Math.max(0, integer('count', raw.count) ?? DEFAULT_COUNT));
-  const startIndex = integer('startIndex', raw.startIndex);
+  const requested = integer('startIndex', raw.startIndex);
+  const startIndex = requested === undefined ? undefined : Math.min(requested, MAX_START_INDEX);
   let paging: Paging;
   if (raw.cursor !== undefined) {
     if (startIndex !== undefined) throw new InvalidValueError('Use either startIndex or cursor, not both');
@@ -55,24 +61,17 @@ function build(raw: RawParams): ListParams {
   return { filter: raw.filter, sortBy: raw.sortBy, sortOrder: raw.sortOrder, paging, projection };
 }
 
-type Query = Record<string, string | string[] | undefined>;
-
-function first(query: Query, name: string): string | undefined {
-  const value = query[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-
 /** From a GET query string. `?cursor` with no value asks for the first cursor page. */
 export function listParamsFromQuery(query: Query): ListParams {
   return build({
-    filter: first(query, 'filter'),
-    sortBy: first(query, 'sortBy'),
-    sortOrder: first(query, 'sortOrder'),
-    startIndex: first(query, 'startIndex'),
-    count: first(query, 'count'),
-    cursor: first(query, 'cursor'),
-    attributes: parseAttributeList(first(query, 'attributes')),
-    excludedAttributes: parseAttributeList(first(query, 'excludedAttributes')),
+    filter: queryValue(query, 'filter'),
+    sortBy: queryValue(query, 'sortBy'),
+    sortOrder: queryValue(query, 'sortOrder'),
+    startIndex: queryValue(query, 'startIndex'),
+    count: queryValue(query, 'count'),
+    cursor: queryValue(query, 'cursor'),
+    attributes: parseAttributeList(queryValue(query, 'attributes')),
+    excludedAttributes: parseAttributeList(queryValue(query, 'excludedAttributes')),
   });
 }
 

@@ -1,11 +1,12 @@
 // The edge of PATCH: a request body becomes RFC 7644 §3.5.2 operations. What IdPs send that the RFC
 // does not say is normalised here, once, so applyPatch sees RFC-shaped operations only.
 import { InvalidSyntaxError, InvalidValueError } from '../http/scim-errors.js';
+import { isObject } from '../json.js';
 
-export const PATCH_OP_URN = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
-export const MAX_OPERATIONS = 1000;
+const PATCH_OP_URN = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
+const MAX_OPERATIONS = 1000;
 
-export type PatchOpName = 'add' | 'replace' | 'remove';
+type PatchOpName = 'add' | 'replace' | 'remove';
 
 export interface PatchOperation {
   readonly op: PatchOpName;
@@ -14,10 +15,6 @@ export interface PatchOperation {
   readonly value?: unknown;
   /** Position in the request, for error messages. */
   readonly index: number;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function keyOf(body: Record<string, unknown>, name: string): unknown {

@@ -1,11 +1,10 @@
 // applyPatch: RFC 7644 §3.5.2 over a resource's stored attributes (core at the top, each extension
 // under its URN), with no database. Operations apply in order; the first that fails stops everything
 // and names its index. Attributes held outside the resource (group members, as rows) are handed back
-// as deferred operations for the caller to apply.
-import type { Filter } from '../filter/ast.js';
+// as deferred operations for the caller to apply. Paths resolve in patch-path.ts, values take their
+// attribute's shape in patch-value.ts.
 import { matchesFilter } from '../filter/evaluate.js';
-import { parsePatchPath } from '../filter/parse.js';
-import { type ResolvedFilter, resolveElementFilter } from '../filter/resolve.js';
+import type { ResolvedFilter } from '../filter/resolve.js';
 import {
   InvalidPathError,
   InvalidValueError,
@@ -13,10 +12,11 @@ import {
   NoTargetError,
   ScimError,
 } from '../http/scim-errors.js';
-import { findAttribute, findSchema, resolveAttributePath } from '../schema/registry.js';
+import { isObject, type Json, sameJson } from '../json.js';
 import type { AttributeDef, ResourceTypeDef } from '../schema/types.js';
-import { isObject, type Json, sameJson } from './json.js';
+import { type AttributeTarget, type FilteredTarget, resolvePath, type Target } from './patch-path.js';
 import type { PatchOperation } from './patch-request.js';
+import { canonicalObject, elementFromFilter, keepOnePrimary, REMOVE, shapeValue } from './patch-value.js';
 import { type ScimResource, validateResource } from './validate.js';
 
 export interface PatchOptions {
@@ -41,144 +41,8 @@ export interface PatchResult {
   readonly deferred: readonly DeferredOperation[];
 }
 
-/** What a path names (RFC 7644 §3.5.2, `PATH = attrPath / valuePath [subAttr]`). */
-type AttributeTarget = Extract<Target, { kind: 'attribute' }>;
-type FilteredTarget = AttributeTarget & { readonly filter: NonNullable<AttributeTarget['filter']> };
-
-type Target =
-  | { readonly kind: 'extension'; readonly schema: string }
-  | {
-      readonly kind: 'attribute';
-      /** URN of the extension holding it; undefined for core attributes. */
-      readonly extension: string | undefined;
-      readonly attribute: AttributeDef;
-      /** `name.givenName`, or the sub-attribute after a value filter: `emails[…].value`. */
-      readonly sub?: AttributeDef;
-      readonly filter?: { readonly resolved: ResolvedFilter; readonly ast: Filter };
-    };
-
-const REMOVE = Symbol('remove');
-
 function clone<T>(value: T): T {
   return structuredClone(value);
-}
-
-function resolvePath(type: ResourceTypeDef, text: string): Target {
-  // The extension URN alone names the whole extension object.
-  const asSchema = findSchema(text);
-  if (asSchema && type.schemaExtensions.some((e) => e.schema === asSchema.id)) {
-    return { kind: 'extension', schema: asSchema.id };
-  }
-  const parsed = parsePatchPath(text);
-  const attrText = text.includes('[') ? text.slice(0, text.indexOf('[')) : text;
-  // A bare `manager` (Entra's older tutorial) resolves through the registry like any path.
-  const resolved = resolveAttributePath(type, attrText);
-  if (resolved?.kind !== 'attribute')
-    throw new InvalidPathError(`${text} names no attribute of ${type.name}`);
-  const extension = resolved.schema && resolved.schema.id !== type.schema ? resolved.schema.id : undefined;
-  if (!parsed.filter) {
-    return {
-      kind: 'attribute',
-      extension,
-      attribute: resolved.attribute,
-      ...(resolved.subAttribute ? { sub: resolved.subAttribute } : {}),
-    };
-  }
-  const attr = resolved.attribute;
-  if (!attr.multiValued || attr.type !== 'complex') {
-    throw new InvalidPathError(`${text}: a value filter needs a multi-valued complex attribute`);
-  }
-  let sub: AttributeDef | undefined;
-  if (parsed.sub) {
-    sub = findAttribute(attr.subAttributes ?? [], parsed.sub);
-    if (!sub) throw new InvalidPathError(`${text}: ${parsed.sub} is not a sub-attribute of ${attr.name}`);
-  }
-  let resolvedFilter: ResolvedFilter;
-  try {
-    resolvedFilter = resolveElementFilter(parsed.filter, type, attr);
-  } catch (error) {
-    throw new InvalidPathError(`${text}: ${(error as Error).message}`);
-  }
-  return {
-    kind: 'attribute',
-    extension,
-    attribute: attr,
-    ...(sub ? { sub } : {}),
-    filter: { resolved: resolvedFilter, ast: parsed.filter },
-  };
-}
-
-/** Maps an object's keys to the sub-attribute names, case-insensitively; unknown keys are dropped. */
-function canonicalObject(value: Json, subs: readonly AttributeDef[]): Json {
-  const out: Json = {};
-  for (const [k, v] of Object.entries(value)) {
-    const sub = findAttribute(subs, k);
-    // Booleans settle now, so "true" and true are the same element when adding without duplicates.
-    if (sub)
-      out[sub.name] = sub.type === 'boolean' && typeof v === 'string' && isBooleanText(v) ? isTrue(v) : v;
-  }
-  return out;
-}
-
-function isBooleanText(value: string): boolean {
-  return value.toLowerCase() === 'true' || value.toLowerCase() === 'false';
-}
-
-/**
- * The value an operation sets, in the attribute's shape. IdP shapes handled here:
- * - Entra sends a reference such as `manager` as a bare id, `{value}` or a one-element array, and
- *   `""`, `{"value": ""}` or null to remove it;
- * - older Entra and SDK shapes wrap single values in a one-element array (`[{"value": "X"}]`);
- * - the Microsoft collection adds a member as a bare string id.
- */
-function shapeValue(attr: AttributeDef, value: unknown): unknown | typeof REMOVE {
-  if (value === null || value === undefined) return REMOVE;
-  const subs = attr.subAttributes ?? [];
-  const hasValueSub = subs.some((s) => s.name === 'value');
-  const element = (v: unknown): unknown => {
-    if (attr.type !== 'complex') return v;
-    if (isObject(v)) return canonicalObject(v, subs);
-    return hasValueSub && (typeof v === 'string' || typeof v === 'number') ? { value: v } : v;
-  };
-  if (attr.multiValued) return (Array.isArray(value) ? value : [value]).map(element);
-  let single = Array.isArray(value) && value.length === 1 ? value[0] : value;
-  if (attr.type !== 'complex' && isObject(single) && Object.keys(single).length === 1 && 'value' in single) {
-    single = single.value;
-  }
-  if (attr.type === 'complex') {
-    if (single === '' || (isObject(single) && Object.keys(single).length === 1 && single.value === ''))
-      return REMOVE;
-    return element(single);
-  }
-  return single;
-}
-
-/** The equality comparisons of a conjunction, as the attributes of an element to create. */
-function elementFromFilter(filter: Filter): Json | undefined {
-  if (filter.kind === 'compare' && filter.op === 'eq' && !filter.path.uri && !filter.path.sub) {
-    return { [filter.path.name]: filter.value };
-  }
-  if (filter.kind === 'and') {
-    const out: Json = {};
-    for (const f of filter.filters) {
-      const part = elementFromFilter(f);
-      if (!part) return undefined;
-      Object.assign(out, part);
-    }
-    return out;
-  }
-  return undefined;
-}
-
-function isTrue(value: unknown): boolean {
-  return value === true || (typeof value === 'string' && value.toLowerCase() === 'true');
-}
-
-/** RFC 7643 §2.4: one primary element at most; a newly primary element clears the others. */
-function keepOnePrimary(items: Json[], fresh: readonly Json[]): void {
-  const winner = fresh.find((e) => isTrue(e.primary));
-  if (!winner) return;
-  for (const item of items) if (item !== winner && isTrue(item.primary)) delete item.primary;
 }
 
 class Patcher {
@@ -274,11 +138,13 @@ class Patcher {
     const holder = this.holder(target.extension, operation.op !== 'remove');
     if (!holder) return;
     if (operation.op === 'remove') {
+      this.checkRemovable(attr);
       this.removeWhole(holder, attr, operation);
       return;
     }
     const value = shapeValue(attr, operation.value);
     if (value === REMOVE) {
+      this.checkRemovable(attr);
       delete holder[attr.name];
       return;
     }
@@ -394,10 +260,9 @@ class Patcher {
     for (const item of matched) {
       if (target.sub) this.setSub(item, target.sub, value);
       else if (value === REMOVE) holder[attr.name] = items.filter((i) => i !== item);
-      else if (isObject(value)) {
-        if (operation.op === 'replace') for (const k of Object.keys(item)) delete item[k];
-        Object.assign(item, value);
-      }
+      // RFC 7644 §3.5.2.3: replacing a complex value sets the sub-attributes given; the others are
+      // left unchanged (an email keeps its type when only its value is replaced).
+      else if (isObject(value)) Object.assign(item, value);
     }
     const current = holder[attr.name] as Json[];
     keepOnePrimary(current, target.sub?.name === 'primary' || isObject(value) ? matched : []);
@@ -429,6 +294,14 @@ class Patcher {
   }
 
   /** RFC 7643 §2.2 immutable: may be set once, then not changed. */
+  /** An attribute with a default is never unassigned: removing it would silently mean the default. */
+  private checkRemovable(attr: AttributeDef): void {
+    if (attr.defaultValue === undefined) return;
+    throw new InvalidValueError(
+      `${attr.name} cannot be removed: it is ${attr.defaultValue} unless set; replace it with the value you mean`,
+    );
+  }
+
   private checkImmutable(attr: AttributeDef, before: unknown, after: unknown): void {
     if (attr.mutability !== 'immutable' || before === undefined || sameJson(before, after)) return;
     throw new MutabilityError(`${attr.name} is immutable`);
@@ -444,7 +317,7 @@ function label(operation: PatchOperation): string {
  * Applies the operations, in order, to a copy of the attributes. `stopAfter` may end the run early:
  * the operation after which it said so comes back as `stoppedAt`.
  */
-function run(
+function applyOperations(
   attributes: ScimResource,
   operations: readonly PatchOperation[],
   type: ResourceTypeDef,
@@ -480,7 +353,7 @@ export function applyPatch(
   type: ResourceTypeDef,
   options: PatchOptions,
 ): PatchResult {
-  const { working, patcher } = run(attributes, operations, type, options);
+  const { working, patcher } = applyOperations(attributes, operations, type, options);
   // The result must be a valid resource: types, required attributes, string booleans coerced.
   let validated: ScimResource;
   try {
@@ -489,7 +362,7 @@ export function applyPatch(
     if (!(error instanceof ScimError)) throw error;
     // Name the operation after which the resource first became invalid: replay the operations,
     // checking after each (only on this error path).
-    const { stoppedAt } = run(attributes, operations, type, options, (w) => !isValid(type, w));
+    const { stoppedAt } = applyOperations(attributes, operations, type, options, (w) => !isValid(type, w));
     throw new InvalidValueError(`${stoppedAt ? label(stoppedAt) : 'After the operations'}: ${error.message}`);
   }
   return { attributes: validated, deferred: patcher.deferred };

@@ -1,4 +1,6 @@
 // RFC 7644 §3.4.2.5 and RFC 7643 §2.2 `returned`: which attributes a response carries.
+
+import { type Query, queryValue } from '../http/query.js';
 import { InvalidValueError } from '../http/scim-errors.js';
 import {
   commonAttributes,
@@ -39,15 +41,15 @@ export function parseAttributeList(raw: string | undefined): string[] | undefine
 }
 
 /** The projection of a request that names no attributes (nearly every one), per type. */
-const defaultProjection = derivedOnce((type: ResourceTypeDef) => compileList(type, {}));
+const defaultProjection = derivedOnce((type: ResourceTypeDef) => buildProjection(type, {}));
 
-function compile(type: ResourceTypeDef, params: ProjectionParams): Projection {
+function projectionOf(type: ResourceTypeDef, params: ProjectionParams): Projection {
   return params.attributes === undefined && params.excludedAttributes === undefined
     ? defaultProjection(type)
-    : compileList(type, params);
+    : buildProjection(type, params);
 }
 
-function compileList(type: ResourceTypeDef, params: ProjectionParams): Projection {
+function buildProjection(type: ResourceTypeDef, params: ProjectionParams): Projection {
   const list = params.attributes ?? params.excludedAttributes;
   const mode = params.attributes ? 'attributes' : params.excludedAttributes ? 'excluded' : 'default';
   const selection: Selection = new Map();
@@ -158,7 +160,7 @@ export function projector(
   type: ResourceTypeDef,
   params: ProjectionParams = {},
 ): (resource: ScimResource) => ScimResource {
-  const projection = compile(type, params);
+  const projection = projectionOf(type, params);
   const { core, extensions, meta } = layoutOf(type);
   const common = projection.selection.get('');
   return (resource) => {
@@ -200,19 +202,15 @@ export function projectAttributes(
 export function isReturned(type: ResourceTypeDef, params: ProjectionParams, name: string): boolean {
   const attr = coreSchemaOf(type).attributes.find((a) => a.name === name);
   if (!attr) return false;
-  const projection = compile(type, params);
+  const projection = projectionOf(type, params);
   return keepAttribute(attr, projection.mode, false, projection.selection.get('')?.get(name)) !== false;
 }
 
 /** `attributes` / `excludedAttributes` of a request's query string. */
-export function projectionFromQuery(query: Record<string, string | string[] | undefined>): ProjectionParams {
-  const first = (name: string) => {
-    const value = query[name];
-    return Array.isArray(value) ? value[0] : value;
-  };
+export function projectionFromQuery(query: Query): ProjectionParams {
   const params = {
-    attributes: parseAttributeList(first('attributes')),
-    excludedAttributes: parseAttributeList(first('excludedAttributes')),
+    attributes: parseAttributeList(queryValue(query, 'attributes')),
+    excludedAttributes: parseAttributeList(queryValue(query, 'excludedAttributes')),
   };
   validateProjectionParams(params);
   return params;

@@ -1,22 +1,29 @@
 // One list/search for every resource type: parse → resolve → compile the filter, resolve the sort,
 // then an index page (RFC 7644 §3.4.2.4) or a cursor page (RFC 9865), rendered as a ListResponse.
-import { compileFilter } from '../filter/compile.js';
+
+import { isStatementTimeout } from '../db/failures.js';
 import { parseFilter } from '../filter/parse.js';
-import { resolveFilter } from '../filter/resolve.js';
+import { planFilter } from '../filter/plan.js';
+import { referencedAttributes, resolveFilter } from '../filter/resolve.js';
 import { compileSortKey, resolveSort } from '../filter/sort.js';
 import type { StorageMapping } from '../filter/storage.js';
-import { InvalidFilterError, InvalidValueError } from '../http/scim-errors.js';
-import type { OrgContext } from '../http/scim-state.js';
-import type { ResourceTypeDef } from '../schema/types.js';
+import { ForbiddenError, InvalidFilterError, InvalidValueError, TooManyError } from '../http/scim-errors.js';
+import type { AttributeDef, ResourceTypeDef } from '../schema/types.js';
+import type { OrgContext } from '../scim/state.js';
 import { type Cursor, decodeCursor, encodeCursor, queryFingerprint } from './cursor.js';
 import type { ListParams } from './list-params.js';
+import type { Listed, ListQuery, ListResult } from './list-query.js';
 import { LIST_RESPONSE_URN, listResponse } from './list-response.js';
-import type { Listed, ListQuery, ListResult } from './listing.js';
 import { projector } from './projection.js';
 import type { ScimResource } from './validate.js';
 
 export interface Searchable<T> {
   readonly type: ResourceTypeDef;
+  /**
+   * Attributes the caller may not see, so may not filter or sort on either (403): User.groups for a
+   * token without the groups scope.
+   */
+  readonly hidden?: ReadonlySet<AttributeDef>;
   readonly storage: StorageMapping;
   /** The column that holds creation time: the default order. */
   readonly createdColumn: string;
@@ -24,21 +31,44 @@ export interface Searchable<T> {
   render(item: T): ScimResource;
 }
 
-interface Prepared {
+interface SearchPlan {
   readonly filter: ListQuery['filter'];
   readonly sort: ReturnType<typeof resolveSort>;
   readonly sortKey: ListQuery['sortKey'];
 }
 
 /** The filter and order of a search, compiled for one resource type. */
-function prepare<T>(source: Searchable<T>, params: ListParams): Prepared {
+function planSearch<T>(source: Searchable<T>, params: ListParams): SearchPlan {
   // An empty `filter=` is refused by parseFilter rather than read as "everything".
-  const filter =
-    params.filter !== undefined
-      ? compileFilter(resolveFilter(parseFilter(params.filter), source.type), source.storage)
-      : undefined;
+  const resolved =
+    params.filter !== undefined ? resolveFilter(parseFilter(params.filter), source.type) : undefined;
   const sort = resolveSort(source.type, params.sortBy, params.sortOrder);
+  if (source.hidden && source.hidden.size > 0) {
+    const named = resolved ? referencedAttributes(resolved) : new Set<AttributeDef>();
+    if (sort.target) named.add(sort.target.attribute);
+    for (const attr of named) {
+      if (source.hidden.has(attr)) throw new ForbiddenError(`This token may not read ${attr.name}`);
+    }
+  }
+  const filter = resolved ? planFilter(resolved, source.storage) : undefined;
   return { filter, sort, sortKey: compileSortKey(sort, source.storage, source.createdColumn) };
+}
+
+/**
+ * One page from the database. RFC 7644 §3.4.2.2 names the answer to a search the server will not
+ * finish: 400 tooMany.
+ */
+async function fetchPage<T>(source: Searchable<T>, query: ListQuery): Promise<ListResult<T>> {
+  try {
+    return await source.fetch(query);
+  } catch (error) {
+    if (isStatementTimeout(error)) {
+      throw new TooManyError(
+        'The search ran past the database time limit; narrow the filter, or page with a smaller count',
+      );
+    }
+    throw error;
+  }
 }
 
 export async function search<T>(
@@ -47,13 +77,13 @@ export async function search<T>(
   params: ListParams,
   now = new Date(),
 ): Promise<ScimResource> {
-  const { filter, sort, sortKey } = prepare(source, params);
+  const { filter, sort, sortKey } = planSearch(source, params);
   const projectOne = projector(source.type, params.projection);
   const project = (listed: Listed<T>[]) => listed.map((l) => projectOne(source.render(l.item)));
   const paging = params.paging;
 
   if (paging.kind === 'index') {
-    const result = await source.fetch({
+    const result = await fetchPage(source, {
       filter,
       sortKey,
       descending: sort.descending,
@@ -68,7 +98,7 @@ export async function search<T>(
       ? undefined
       : decodeCursor(paging.cursor, fingerprint, paging.count, org.cursorKey, now);
   const backwards = cursor?.direction === 'previous';
-  const result = await source.fetch({
+  const result = await fetchPage(source, {
     filter,
     sortKey,
     descending: sort.descending,
@@ -112,23 +142,23 @@ export async function searchAcross(
   if (paging.kind !== 'index') {
     throw new InvalidValueError('Cursor paging is per resource type: use /Users/.search or /Groups/.search');
   }
-  const prepared: { source: Searchable<unknown>; query: Prepared }[] = [];
+  const planned: { source: Searchable<unknown>; query: SearchPlan }[] = [];
   let firstError: unknown;
   for (const source of sources) {
     try {
-      prepared.push({ source, query: prepare(source, params) });
+      planned.push({ source, query: planSearch(source, params) });
     } catch (error) {
       if (!(error instanceof InvalidFilterError || error instanceof InvalidValueError)) throw error;
       firstError ??= error;
     }
   }
-  if (prepared.length === 0) throw firstError;
+  if (planned.length === 0) throw firstError;
   let skip = paging.startIndex - 1;
   let total = 0;
   const resources: ScimResource[] = [];
-  for (const { source, query } of prepared) {
+  for (const { source, query } of planned) {
     const limit = paging.count - resources.length;
-    const result = await source.fetch({
+    const result = await fetchPage(source, {
       filter: query.filter,
       sortKey: query.sortKey,
       descending: query.sort.descending,

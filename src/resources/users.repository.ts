@@ -1,35 +1,29 @@
-// SQL for users. The only module that builds queries on the users table; rows never leave it.
-import { type CompiledQuery, type Kysely, type QueryCreator, type Selectable, sql } from 'kysely';
-import type { AuditRow } from '../audit/audit.js';
+// SQL for users: the only module that builds queries on the users table; rows never leave it. Each
+// statement is declared once (db/statement.ts) and run with its values by name.
+import { type Compilable, type Kysely, type Selectable, sql } from 'kysely';
+import type { AuditEntry } from '../audit/audit.js';
+import { AUDIT_COLUMNS, auditValues } from '../audit/audit.repository.js';
+import { rethrowDuplicateKey } from '../db/constraints.js';
 import { isUuid } from '../db/ids.js';
-import { shapes, slot, slots, twoRows } from '../db/shapes.js';
+import { param, type Statement, statement } from '../db/statement.js';
 import type { DB, UsersTable } from '../db/tables.js';
+import { compileCondition } from '../filter/compile.js';
 import type { StorageMapping } from '../filter/storage.js';
-import { UniquenessError } from '../http/scim-errors.js';
-import type { ListQuery, ListResult } from './listing.js';
-import { collectPage, compiledList, decoratePage, pageRows } from './page.repository.js';
+import {
+  collectPage,
+  decoratePage,
+  type ListQuery,
+  type ListResult,
+  listStatement,
+  pageRows,
+} from './list-query.js';
+import type { StoredUser, UserGroup } from './users.js';
 import type { ScimResource } from './validate.js';
-
-/** A group the user belongs to (RFC 7643 §4.1.2 `groups`). */
-export interface UserGroup {
-  readonly groupId: string;
-  readonly displayName: string;
-}
-
-export interface StoredUser {
-  readonly id: string;
-  readonly attributes: ScimResource;
-  readonly created: Date;
-  readonly lastModified: Date;
-  /** The user's groups in display order, read in the same statement; undefined when not asked for. */
-  readonly groups: readonly UserGroup[] | undefined;
-}
-
-type PagedUserRow = UserRow & { sort_value?: string | null };
 
 type UserRow = Pick<Selectable<UsersTable>, 'id' | 'data' | 'created_at' | 'updated_at'> & {
   groups?: UserGroup[];
 };
+type PagedUserRow = UserRow & { sort_value?: string | null };
 
 function rowToUser(row: UserRow): StoredUser {
   return {
@@ -40,6 +34,9 @@ function rowToUser(row: UserRow): StoredUser {
     groups: row.groups,
   };
 }
+
+/** The unique index behind userName's uniqueness (DuplicateKeyError names it). */
+export const USER_NAME_INDEX = 'users_org_user_name_ci';
 
 /**
  * The user's memberships as one JSON array, a correlated subquery on the membership index, so a
@@ -52,8 +49,21 @@ const groupsOfUser = sql<UserGroup[]>`(
   from group_members as gm join groups as g on g.org_id = gm.org_id and g.id = gm.group_id
   where gm.org_id = users.org_id and gm.user_id = users.id)`.as('groups');
 
+const visible = ['id', 'data', 'created_at', 'updated_at'] as const;
+/** What reading one user returns: the row and its groups. */
+const withGroups = [...visible, groupsOfUser] as const;
+
+/** The columns derived from the attributes, as parameters; userValues gives their values. */
+const USER_COLUMNS = {
+  user_name: param('user_name'),
+  external_id: param<string | null>('external_id'),
+  display_name: param<string | null>('display_name'),
+  active: param<boolean>('active'),
+  data: param('data'),
+};
+
 /** The columns the product reads directly, derived from the attributes. */
-function columns(attributes: ScimResource) {
+function userValues(attributes: ScimResource) {
   return {
     user_name: String(attributes.userName),
     external_id: typeof attributes.externalId === 'string' ? attributes.externalId : null,
@@ -63,46 +73,62 @@ function columns(attributes: ScimResource) {
   };
 }
 
-function rethrowUniqueness(error: unknown): never {
-  const e = error as { code?: string; constraint?: string };
-  if (e.code === '23505' && e.constraint === 'users_org_user_name_ci') {
-    throw new UniquenessError('A user with this userName already exists in the organization');
-  }
-  throw error;
-}
+const NEW_USER = {
+  org_id: param('org'),
+  id: param('id'),
+  ...USER_COLUMNS,
+  created_at: param<Date>('now'),
+  updated_at: param<Date>('now'),
+};
 
-const visible = ['id', 'data', 'created_at', 'updated_at'] as const;
-/** The audit row's slots in the statement that also inserts the user. */
-const AUDIT_SLOTS = 'audit.';
-/** What reading one user returns: the row and its groups. */
-const withGroups = [...visible, groupsOfUser] as const;
+// The insert returns only the id: the rest is what was just written, so reading it back (the data as
+// JSON and both dates, parsed again) is work for nothing on both sides of the connection.
+const insertUserRow = statement((db) => db.insertInto('users').values(NEW_USER).returning('id'));
 
+/** The user and its audit entry in one statement, so that one commits exactly when the other does. */
+const insertUserAudited = statement((db) =>
+  db
+    .with('inserted', (w) => w.insertInto('users').values(NEW_USER).returning('id'))
+    .with('audited', (w) => w.insertInto('audit_events').values(AUDIT_COLUMNS))
+    .selectFrom('inserted')
+    .selectAll(),
+);
+
+/** Inserts a user, with the audit entry of its creation when given. Throws DuplicateKeyError. */
 export async function insertUser(
   db: Kysely<DB>,
   orgId: string,
   id: string,
   attributes: ScimResource,
   now: Date,
-  audit?: AuditRow,
+  audit?: AuditEntry,
 ): Promise<StoredUser> {
-  const row = { org_id: orgId, id, ...columns(attributes), created_at: now, updated_at: now };
-  // Returns only the id: the rest is what was just written, so reading it back (the data as JSON and
-  // both dates, parsed again) is work for nothing on both sides of the connection.
-  const insertRow = (into: QueryCreator<DB>) => into.insertInto('users').values(slots(row)).returning('id');
-  // With its audit entry: both rows in one statement, so one commits exactly when the other does.
-  const insert = audit
-    ? shapes.compile('users.insert audited', twoRows(row, audit, AUDIT_SLOTS), () =>
-        db
-          .with('inserted', insertRow)
-          .with('audited', (w) => w.insertInto('audit_events').values(slots(audit, AUDIT_SLOTS)))
-          .selectFrom('inserted')
-          .selectAll(),
-      )
-    : shapes.compile('users.insert', row, () => insertRow(db));
-  await db.executeQuery(insert).catch(rethrowUniqueness);
-  // A user this transaction has just created belongs to no group yet.
+  const values = { org: orgId, id, now, ...userValues(attributes) };
+  await (audit
+    ? insertUserAudited.run(db, { ...values, ...auditValues(audit, now) })
+    : insertUserRow.run(db, values)
+  ).catch(rethrowDuplicateKey);
+  // A user this statement has just created belongs to no group yet.
   return { id, attributes, created: now, lastModified: now, groups: [] };
 }
+
+const findUserStatement = statement((db) =>
+  db
+    .selectFrom('users')
+    .select(withGroups)
+    .where('org_id', '=', param('org'))
+    .where('id', '=', param('id'))
+    .where('deprovisioned_at', 'is', null),
+);
+const findUserForUpdate = statement((db) =>
+  db
+    .selectFrom('users')
+    .select(withGroups)
+    .where('org_id', '=', param('org'))
+    .where('id', '=', param('id'))
+    .where('deprovisioned_at', 'is', null)
+    .forUpdate(),
+);
 
 export async function findUser(
   db: Kysely<DB>,
@@ -111,21 +137,25 @@ export async function findUser(
   options: { forUpdate?: boolean } = {},
 ): Promise<StoredUser | undefined> {
   if (!isUuid(id)) return undefined;
-  const forUpdate = options.forUpdate === true;
-  const query = shapes.compile(`users.find forUpdate=${forUpdate}`, { org: orgId, id }, () => {
-    const read = db
-      .selectFrom('users')
-      .select(withGroups)
-      .where('org_id', '=', slot('org'))
-      .where('id', '=', slot('id'))
-      .where('deprovisioned_at', 'is', null);
-    return forUpdate ? read.forUpdate() : read;
-  });
-  const row = (await db.executeQuery(query)).rows[0];
+  const find = options.forUpdate ? findUserForUpdate : findUserStatement;
+  const row = (await find.run(db, { org: orgId, id })).rows[0];
   return row && rowToUser(row);
 }
 
-/** Writes the user's attributes; its groups are not read again (the caller's locked read has them). */
+const replaceUserStatement = statement((db) =>
+  db
+    .updateTable('users')
+    .set({ ...USER_COLUMNS, updated_at: param<Date>('now') })
+    .where('org_id', '=', param('org'))
+    .where('id', '=', param('id'))
+    .where('deprovisioned_at', 'is', null)
+    .returning(visible),
+);
+
+/**
+ * Writes the user's attributes; its groups are not read again (the caller's locked read has them).
+ * Throws DuplicateKeyError.
+ */
 export async function replaceUser(
   db: Kysely<DB>,
   orgId: string,
@@ -133,24 +163,46 @@ export async function replaceUser(
   attributes: ScimResource,
   now: Date,
 ): Promise<StoredUser | undefined> {
-  const set = { ...columns(attributes), updated_at: now };
-  const update = shapes.compile('users.replace', { ...set, org: orgId, id }, () =>
-    db
-      .updateTable('users')
-      .set(slots(set))
-      .where('org_id', '=', slot('org'))
-      .where('id', '=', slot('id'))
-      .where('deprovisioned_at', 'is', null)
-      .returning(visible),
-  );
-  const row = (await db.executeQuery(update).catch(rethrowUniqueness)).rows[0];
-  return row && rowToUser(row);
+  const { rows } = await replaceUserStatement
+    .run(db, { org: orgId, id, now, ...userValues(attributes) })
+    .catch(rethrowDuplicateKey);
+  return rows[0] && rowToUser(rows[0]);
 }
 
+const deactivateUser = statement((db) =>
+  db
+    .updateTable('users')
+    .set((eb) => ({
+      deprovisioned_at: param<Date>('now'),
+      updated_at: param<Date>('now'),
+      active: sql<boolean>`false`,
+      data: sql<string>`jsonb_set(${eb.ref('data')}, '{active}', 'false'::jsonb)`,
+    }))
+    .where('org_id', '=', param('org'))
+    .where('id', '=', param('id'))
+    .where('deprovisioned_at', 'is', null),
+);
+const anonymizeUser = statement((db) =>
+  db
+    .updateTable('users')
+    .set({
+      deprovisioned_at: param<Date>('now'),
+      updated_at: param<Date>('now'),
+      active: sql<boolean>`false`,
+      user_name: sql<string>`'deprovisioned-' || id`,
+      external_id: sql<null>`null`,
+      display_name: sql<null>`null`,
+      data: sql<string>`'{"active": false}'::jsonb`,
+    })
+    .where('org_id', '=', param('org'))
+    .where('id', '=', param('id'))
+    .where('deprovisioned_at', 'is', null),
+);
+
 /**
- * Deprovisions a user without deleting the row (DESIGN.md): the SCIM view no longer shows it, its
+ * Deprovisions a user without deleting the row: the SCIM view no longer shows it, its
  * userName is free again, and the product keeps the record. `anonymize` also erases every
- * attribute: the row keeps only its id, its organization and its dates.
+ * attribute: the row keeps only its id, its organization and its dates. Either way the user leaves every group.
  */
 export async function deprovisionUser(
   db: Kysely<DB>,
@@ -160,40 +212,33 @@ export async function deprovisionUser(
   now: Date,
 ): Promise<boolean> {
   if (!isUuid(id)) return false;
-  const result = await db
-    .updateTable('users')
-    .set((eb) => ({
-      deprovisioned_at: now,
-      updated_at: now,
-      active: false,
-      ...(mode === 'anonymize'
-        ? {
-            user_name: sql<string>`'deprovisioned-' || id`,
-            external_id: null,
-            display_name: null,
-            data: JSON.stringify({ active: false }),
-          }
-        : { data: sql<string>`jsonb_set(${eb.ref('data')}, '{active}', 'false'::jsonb)` }),
-    }))
-    .where('org_id', '=', orgId)
-    .where('id', '=', id)
-    .where('deprovisioned_at', 'is', null)
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+  const update = mode === 'anonymize' ? anonymizeUser : deactivateUser;
+  const result = await update.run(db, { org: orgId, id, now });
+  if ((result.numAffectedRows ?? 0n) === 0n) return false;
+  // The row stays, so its memberships do not go with it as a deleted row's do (foreign key).
+  await leaveAllGroups.run(db, { org: orgId, user: id });
+  return true;
 }
+
+const leaveAllGroups = statement((db) =>
+  db.deleteFrom('group_members').where('org_id', '=', param('org')).where('user_id', '=', param('user')),
+);
+
+const deleteUserStatement = statement((db) =>
+  db
+    .deleteFrom('users')
+    .where('org_id', '=', param('org'))
+    .where('id', '=', param('id'))
+    .where('deprovisioned_at', 'is', null),
+);
 
 export async function deleteUser(db: Kysely<DB>, orgId: string, id: string): Promise<boolean> {
   if (!isUuid(id)) return false;
-  const result = await db
-    .deleteFrom('users')
-    .where('org_id', '=', orgId)
-    .where('id', '=', id)
-    .where('deprovisioned_at', 'is', null)
-    .executeTakeFirst();
-  return result.numDeletedRows > 0n;
+  const result = await deleteUserStatement.run(db, { org: orgId, id });
+  return (result.numAffectedRows ?? 0n) > 0n;
 }
 
-/** How users are stored, for the filter compiler: columns first, the rest in `data`. */
+/** How users are stored, for the filter planner: columns first, the rest in `data`. */
 export const userStorage: StorageMapping = {
   table: 'users',
   data: 'data',
@@ -223,26 +268,25 @@ export const userStorage: StorageMapping = {
   indexedValues: new Set(['emails']),
 };
 
-/** The organization's users (its id in the slot `org`) that match the filter. */
+/** The organization's users (its id in the parameter `org`) that match the filter. */
 function matchingUsers(db: Kysely<DB>, query: ListQuery) {
-  const base = db.selectFrom('users').where('org_id', '=', slot('org')).where('deprovisioned_at', 'is', null);
-  return query.filter ? base.where(query.filter.where()) : base;
+  const base = db
+    .selectFrom('users')
+    .where('org_id', '=', param('org'))
+    .where('deprovisioned_at', 'is', null);
+  return query.filter ? base.where(compileCondition(query.filter.condition, userStorage)) : base;
 }
 
 /**
- * The rows of one page, in the direction they are read (tests EXPLAIN it), with each user's groups
+ * The statement of one page, in the direction it is read (tests EXPLAIN it), with each user's groups
  * when `groups` says the response carries them.
  */
-export function userPageQuery(
-  db: Kysely<DB>,
-  orgId: string,
-  query: ListQuery,
-  groups = false,
-): CompiledQuery<PagedUserRow> {
-  return compiledList('users', orgId, query, groups ? 'page with groups' : 'page', () => {
-    if (!groups) return pageRows(matchingUsers(db, query).select(visible), 'users', query);
+export function userPageStatement(query: ListQuery, groups = false): Statement<PagedUserRow> {
+  return listStatement<PagedUserRow>('users', groups ? 'page with groups' : 'page', query, (db) => {
+    if (!groups)
+      return pageRows(matchingUsers(db, query).select(visible), 'users', query) as Compilable<PagedUserRow>;
     const paged = pageRows(matchingUsers(db, query).select([...visible, 'org_id']), 'users', query);
-    return decoratePage(db, paged, 'users', query, visible, [groupsOfUser]);
+    return decoratePage(db, paged, 'users', query, visible, [groupsOfUser]) as Compilable<PagedUserRow>;
   });
 }
 
@@ -255,12 +299,13 @@ export async function listUsers(
 ): Promise<ListResult<StoredUser>> {
   return collectPage(
     db,
+    orgId,
     query,
     () =>
-      compiledList('users', orgId, query, 'count', () =>
-        matchingUsers(db, query).select((eb) => eb.fn.countAll<string>().as('total')),
+      listStatement('users', 'count', query, (b) =>
+        matchingUsers(b, query).select((eb) => eb.fn.countAll<string>().as('total')),
       ),
-    () => userPageQuery(db, orgId, query, options.groups),
+    () => userPageStatement(query, options.groups),
     rowToUser,
   );
 }

@@ -1,31 +1,36 @@
 import type Router from '@koa/router';
-import {
-  auditedStatement,
-  auditedTransaction,
-  respond,
-  type ScimDeps,
-  type ScimState,
-} from '../http/scim-state.js';
+import { auditedWrite } from '../audit/audited-write.js';
+import { respond } from '../http/respond.js';
+import type { ScimState } from '../scim/state.js';
 import { type ListParams, listParamsFromQuery, listParamsFromSearchRequest } from './list-params.js';
 import { prefersMinimal } from './prefer.js';
 import { isReturned, type ProjectionParams, projectAttributes, projectionFromQuery } from './projection.js';
 import { requireScope } from './scopes.js';
 import { search } from './search.service.js';
-import type { StoredUser } from './users.repository.js';
+import type { StoredUser } from './users.js';
 import * as users from './users.service.js';
 
-export function registerUserRoutes(router: Router<ScimState>, deps: ScimDeps): void {
-  const { db } = deps;
+export function registerUserRoutes(router: Router<ScimState>): void {
   const scope = requireScope('users');
   const withGroups = (projection: ProjectionParams) => isReturned(users.userType, projection, 'groups');
 
-  /** Renders a user (read with its groups) as the projection asks. */
+  /** Renders a user (read with its groups) as the projection asks and the token may see. */
   const render = (state: ScimState, user: StoredUser, projection: ProjectionParams) =>
-    projectAttributes(users.renderUser(user, state.baseUrl), users.userType, projection);
+    projectAttributes(
+      users.renderUser(users.visibleTo(user, state.scopes), state.baseUrl),
+      users.userType,
+      projection,
+    );
 
   const list = (state: ScimState, params: ListParams) =>
     search(
-      users.searchableUsers(db, state.org.id, state.baseUrl, withGroups(params.projection)),
+      users.searchableUsers(
+        state.db,
+        state.org.id,
+        state.baseUrl,
+        state.scopes,
+        withGroups(params.projection),
+      ),
       state.org,
       params,
     );
@@ -43,25 +48,31 @@ export function registerUserRoutes(router: Router<ScimState>, deps: ScimDeps): v
     const projection = projectionFromQuery(ctx.query);
     // Creating a user is one statement, atomic on its own, that writes its audit entry too: no
     // transaction (BEGIN and COMMIT would double the round trips of the commonest write).
-    const user = await auditedStatement(ctx.state, 201, (entry) =>
-      users.createUser(db, ctx.state.org.id, ctx.request.body, entry),
+    const { body, resourceId } = await auditedWrite(
+      ctx.state,
+      async (db, entryOf) => {
+        const user = await users.createUser(db, ctx.state.org.id, ctx.request.body, (id) => entryOf(201, id));
+        return { status: 201, resourceId: user.id, body: render(ctx.state, user, projection) };
+      },
+      { oneStatement: true },
     );
-    ctx.set('Location', `${ctx.state.baseUrl}/Users/${user.id}`);
-    respond(ctx, 201, render(ctx.state, user, projection));
+    ctx.set('Location', `${ctx.state.baseUrl}/Users/${resourceId}`);
+    respond(ctx, 201, body);
   });
 
   router.get('/Users/:id', scope, async (ctx) => {
     const projection = projectionFromQuery(ctx.query);
-    const user = await users.getUser(db, ctx.state.org.id, ctx.params.id!);
+    const user = await users.getUser(ctx.state.db, ctx.state.org.id, ctx.params.id!);
     respond(ctx, 200, render(ctx.state, user, projection));
   });
 
   router.put('/Users/:id', scope, async (ctx) => {
     const projection = projectionFromQuery(ctx.query);
-    const user = await auditedTransaction(db, ctx.state, 200, (trx) =>
-      users.replaceUser(trx, ctx.state.org.id, ctx.params.id!, ctx.request.body),
-    );
-    respond(ctx, 200, render(ctx.state, user, projection));
+    const { status, body } = await auditedWrite(ctx.state, async (trx) => {
+      const user = await users.replaceUser(trx, ctx.state.org.id, ctx.params.id!, ctx.request.body);
+      return { status: 200, resourceId: user.id, body: render(ctx.state, user, projection) };
+    });
+    respond(ctx, status, body);
   });
 
   router.patch('/Users/:id', scope, async (ctx) => {
@@ -70,18 +81,19 @@ export function registerUserRoutes(router: Router<ScimState>, deps: ScimDeps): v
     // attributes, which RFC 7644 §3.5.2 answers with 200 and the resource.
     const projected = projection.attributes !== undefined || projection.excludedAttributes !== undefined;
     const minimal = prefersMinimal(ctx.get('prefer')) && !projected;
-    const user = await auditedTransaction(db, ctx.state, minimal ? 204 : 200, (trx) =>
-      users.patchUser(trx, ctx.state.org.id, ctx.params.id!, ctx.request.body),
-    );
-    if (minimal) return respond(ctx, 204);
-    respond(ctx, 200, render(ctx.state, user, projection));
+    const { status, body } = await auditedWrite(ctx.state, async (trx) => {
+      const user = await users.patchUser(trx, ctx.state.org.id, ctx.params.id!, ctx.request.body);
+      if (minimal) return { status: 204, resourceId: user.id };
+      return { status: 200, resourceId: user.id, body: render(ctx.state, user, projection) };
+    });
+    respond(ctx, status, body);
   });
 
   router.delete('/Users/:id', scope, async (ctx) => {
-    await auditedTransaction(db, ctx.state, 204, async (trx) => {
+    const { status } = await auditedWrite(ctx.state, async (trx) => {
       await users.deleteUser(trx, ctx.state.org, ctx.params.id!);
-      return undefined;
+      return { status: 204, resourceId: undefined };
     });
-    respond(ctx, 204);
+    respond(ctx, status);
   });
 }

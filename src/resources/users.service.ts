@@ -1,22 +1,44 @@
 // SCIM semantics for users: validation, rendering, and the rules of RFC 7644 §3.3–§3.6.
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { AuditRow } from '../audit/audit.js';
-import type { DB, DeprovisioningMode } from '../db/tables.js';
+import type { AuditEntry } from '../audit/audit.js';
+import type { DB, DeprovisioningMode, TokenScope } from '../db/tables.js';
 import { NotFoundError } from '../http/scim-errors.js';
-import { ENTERPRISE_USER_SCHEMA_URN, resourceTypes, USER_SCHEMA_URN } from '../schema/registry.js';
-import { removeFromAllGroups } from './groups.repository.js';
-import { sameJson } from './json.js';
+import { sameJson } from '../json.js';
+import {
+  ENTERPRISE_USER_SCHEMA_URN,
+  findAttribute,
+  resourceTypes,
+  topLevelAttributes,
+  USER_SCHEMA_URN,
+} from '../schema/registry.js';
+import type { AttributeDef } from '../schema/types.js';
 import { applyPatch } from './patch.js';
 import { parsePatchRequest } from './patch-request.js';
 import type { Searchable } from './search.service.js';
+import { uniqueOn } from './uniqueness.js';
+import type { StoredUser } from './users.js';
 import * as repo from './users.repository.js';
 import { type ScimResource, validateResource } from './validate.js';
 
 export const userType = resourceTypes.User;
 
+/** User.groups: the organization's groups, which a token without the groups scope may not read. */
+const groupsAttribute = findAttribute(topLevelAttributes(userType), 'groups')!;
+const GROUPS_HIDDEN: ReadonlySet<AttributeDef> = new Set([groupsAttribute]);
+
+/** Whether a token may see which groups a user is in (product spec: scopes limit resource types). */
+function mayReadGroups(scopes: readonly TokenScope[]): boolean {
+  return scopes.includes('groups');
+}
+
+/** The user as a token of these scopes may see it: without the groups scope, no `groups`. */
+export function visibleTo(user: StoredUser, scopes: readonly TokenScope[]): StoredUser {
+  return mayReadGroups(scopes) || user.groups === undefined ? user : { ...user, groups: undefined };
+}
+
 /** `groups` (RFC 7643 §4.1.2) appears when the user was read with its memberships and has some. */
-export function renderUser(user: repo.StoredUser, baseUrl: string): ScimResource {
+export function renderUser(user: StoredUser, baseUrl: string): ScimResource {
   const { groups } = user;
   const { [ENTERPRISE_USER_SCHEMA_URN]: enterprise, ...core } = user.attributes;
   return {
@@ -43,30 +65,36 @@ export function renderUser(user: repo.StoredUser, baseUrl: string): ScimResource
   };
 }
 
+/** The attributes with a default value (the registry's defaultValue): `active`. */
+const defaulted = topLevelAttributes(userType).filter((a) => a.defaultValue !== undefined);
+
 /**
- * What is stored of a validated body: no `schemas` (derived on output) and no writeOnly values.
- * scimd does not keep passwords: the product authenticates users through the IdP.
- * `active` defaults to true.
+ * What is stored of a validated body: no `schemas` (derived on output) and no writeOnly values, and
+ * the registry's default for what the body leaves out. scimd does not keep passwords: the product
+ * authenticates users through the IdP.
  */
-function storable(attributes: ScimResource): ScimResource {
+function toStoredAttributes(attributes: ScimResource): ScimResource {
   const { schemas: _schemas, password: _password, ...rest } = attributes;
-  // A user is active unless told otherwise; the response, the `active` column and filters agree.
-  return { ...rest, active: rest.active ?? true };
+  for (const attr of defaulted) rest[attr.name] ??= attr.defaultValue;
+  return rest;
 }
 
-/** `audit` gives the audit row of the creation, written in the same statement (scim-state.ts). */
+const uniqueUserName = <T>(write: Promise<T>) =>
+  uniqueOn(repo.USER_NAME_INDEX, 'A user with this userName already exists in the organization', write);
+
+/** `audit` gives the audit entry of the creation, written in the same statement (audited-write.ts). */
 export async function createUser(
   db: Kysely<DB>,
   orgId: string,
   body: unknown,
-  audit?: (id: string) => AuditRow | undefined,
-): Promise<repo.StoredUser> {
-  const attributes = storable(validateResource(userType, 'create', body));
+  audit?: (id: string) => AuditEntry,
+): Promise<StoredUser> {
+  const attributes = toStoredAttributes(validateResource(userType, 'create', body));
   const id = randomUUID();
-  return repo.insertUser(db, orgId, id, attributes, new Date(), audit?.(id));
+  return uniqueUserName(repo.insertUser(db, orgId, id, attributes, new Date(), audit?.(id)));
 }
 
-export async function getUser(db: Kysely<DB>, orgId: string, id: string): Promise<repo.StoredUser> {
+export async function getUser(db: Kysely<DB>, orgId: string, id: string): Promise<StoredUser> {
   const user = await repo.findUser(db, orgId, id);
   if (!user) throw userNotFound(id);
   return user;
@@ -78,11 +106,11 @@ export async function replaceUser(
   orgId: string,
   id: string,
   body: unknown,
-): Promise<repo.StoredUser> {
-  const attributes = storable(validateResource(userType, 'replace', body));
+): Promise<StoredUser> {
+  const attributes = toStoredAttributes(validateResource(userType, 'replace', body));
   const current = await repo.findUser(db, orgId, id, { forUpdate: true });
   if (!current) throw userNotFound(id);
-  const replaced = await repo.replaceUser(db, orgId, id, attributes, new Date());
+  const replaced = await uniqueUserName(repo.replaceUser(db, orgId, id, attributes, new Date()));
   if (!replaced) throw userNotFound(id);
   // A write to the user leaves its memberships as the locked read found them.
   return { ...replaced, groups: current.groups };
@@ -98,13 +126,13 @@ export async function patchUser(
   orgId: string,
   id: string,
   body: unknown,
-): Promise<repo.StoredUser> {
+): Promise<StoredUser> {
   const operations = parsePatchRequest(body);
   const current = await repo.findUser(db, orgId, id, { forUpdate: true });
   if (!current) throw userNotFound(id);
-  const next = storable(applyPatch(current.attributes, operations, userType, { id }).attributes);
+  const next = toStoredAttributes(applyPatch(current.attributes, operations, userType, { id }).attributes);
   if (sameJson(next, current.attributes)) return current;
-  const updated = await repo.replaceUser(db, orgId, id, next, new Date());
+  const updated = await uniqueUserName(repo.replaceUser(db, orgId, id, next, new Date()));
   if (!updated) throw userNotFound(id);
   return { ...updated, groups: current.groups };
 }
@@ -125,20 +153,21 @@ export async function deleteUser(
       ? await repo.deleteUser(db, org.id, id)
       : await repo.deprovisionUser(db, org.id, id, org.deprovisioning, now);
   if (!done) throw userNotFound(id);
-  // A deleted row takes its memberships with it (foreign key); a kept one must leave its groups.
-  if (org.deprovisioning !== 'delete') await removeFromAllGroups(db, org.id, id);
 }
 
+/** `withGroups`: the page carries each user's groups; only for a token that may read them. */
 export const searchableUsers = (
   db: Kysely<DB>,
   orgId: string,
   baseUrl: string,
+  scopes: readonly TokenScope[],
   withGroups: boolean,
-): Searchable<repo.StoredUser> => ({
+): Searchable<StoredUser> => ({
   type: userType,
+  ...(mayReadGroups(scopes) ? {} : { hidden: GROUPS_HIDDEN }),
   storage: repo.userStorage,
   createdColumn: 'created_at',
-  fetch: (query) => repo.listUsers(db, orgId, query, { groups: withGroups }),
+  fetch: (query) => repo.listUsers(db, orgId, query, { groups: withGroups && mayReadGroups(scopes) }),
   render: (user) => renderUser(user, baseUrl),
 });
 

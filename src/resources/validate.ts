@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../db/text.js';
 import { InvalidSyntaxError, InvalidValueError } from '../http/scim-errors.js';
+import { isObject } from '../json.js';
 import { coreSchemaOf, extensionSchemasOf, findAttribute, topLevelAttributes } from '../schema/registry.js';
 import type { AttributeDef, ResourceTypeDef, SchemaDef } from '../schema/types.js';
 
@@ -28,13 +29,18 @@ function coerceBoolean(value: unknown): unknown {
 
 const text = z.string().refine(isStorableText, UNSTORABLE_TEXT_MESSAGE);
 
+/** Text of at most the attribute's maxLength characters (the registry's bound on stored values). */
+function boundedText(attr: AttributeDef): z.ZodType<string> {
+  if (attr.maxLength === undefined) return text;
+  return z
+    .string()
+    .max(attr.maxLength, `must be at most ${attr.maxLength} characters`)
+    .refine(isStorableText, UNSTORABLE_TEXT_MESSAGE);
+}
+
 const dateTime = z.string().refine((v) => /^\d{4}-\d{2}-\d{2}T/.test(v) && !Number.isNaN(Date.parse(v)), {
   message: 'expected an xsd:dateTime such as 2026-01-31T12:00:00Z',
 });
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function includedIn(context: ValidationContext, attr: AttributeDef): boolean {
   if (context === 'response') return attr.mutability !== 'writeOnly' && attr.returned !== 'never';
@@ -46,9 +52,11 @@ function valueSchema(attr: AttributeDef, context: ValidationContext): z.ZodType 
   switch (attr.type) {
     case 'string':
     case 'reference':
-      return text;
+      return boundedText(attr);
     case 'binary':
-      return z.base64();
+      return attr.maxLength === undefined
+        ? z.base64()
+        : z.base64().max(attr.maxLength, `must be at most ${attr.maxLength} characters`);
     case 'boolean':
       return z.preprocess(coerceBoolean, z.boolean());
     case 'integer':
@@ -69,7 +77,7 @@ function complexSchema(attr: AttributeDef, context: ValidationContext): z.ZodTyp
   return z.preprocess((raw) => {
     // Entra sends a reference such as `manager` as a bare id; treat it as {value}.
     if (hasValue && (typeof raw === 'string' || typeof raw === 'number')) raw = { value: String(raw) };
-    return isPlainObject(raw) ? canonicalKeys(raw, subs) : raw;
+    return isObject(raw) ? canonicalKeys(raw, subs) : raw;
   }, z.object(shape));
 }
 
@@ -79,7 +87,7 @@ function attributeSchema(attr: AttributeDef, context: ValidationContext): z.ZodT
   const base = attr.multiValued
     ? z.preprocess((raw) => (raw === undefined || Array.isArray(raw) ? raw : [raw]), z.array(item))
     : required && attr.type === 'string'
-      ? text.pipe(z.string().min(1, 'must not be empty'))
+      ? boundedText(attr).pipe(z.string().min(1, 'must not be empty'))
       : item;
   const schema = z.preprocess(
     (raw) => {
@@ -91,7 +99,7 @@ function attributeSchema(attr: AttributeDef, context: ValidationContext): z.ZodT
       if (
         attr.type === 'complex' &&
         !attr.multiValued &&
-        (raw === '' || (isPlainObject(raw) && raw.value === ''))
+        (raw === '' || (isObject(raw) && raw.value === ''))
       ) {
         return undefined;
       }
@@ -162,7 +170,7 @@ function gather(raw: Record<string, unknown>, type: ResourceTypeDef): Record<str
     }
     const coreId = core.id.toLowerCase();
     if (lower === coreId) {
-      if (isPlainObject(value)) for (const [k, v] of Object.entries(value)) put(top, out, k, v);
+      if (isObject(value)) for (const [k, v] of Object.entries(value)) put(top, out, k, v);
       continue;
     }
     if (lower.startsWith(`${coreId}:`)) {
@@ -171,7 +179,7 @@ function gather(raw: Record<string, unknown>, type: ResourceTypeDef): Record<str
     }
     for (const schema of extensions) {
       const id = schema.id.toLowerCase();
-      if (lower === id && isPlainObject(value)) {
+      if (lower === id && isObject(value)) {
         for (const [k, v] of Object.entries(value)) put(schema.attributes, extTarget(schema), k, v);
       } else if (lower.startsWith(`${id}:`)) {
         put(schema.attributes, extTarget(schema), key.slice(id.length + 1), value);
@@ -200,7 +208,7 @@ function buildValidator(type: ResourceTypeDef, context: ValidationContext): Vali
   const schema = z.object(shape);
   return {
     parse(body: unknown): ScimResource {
-      if (!isPlainObject(body)) throw new InvalidSyntaxError('The request body must be a JSON object');
+      if (!isObject(body)) throw new InvalidSyntaxError('The request body must be a JSON object');
       const result = schema.safeParse(gather(body, type));
       if (!result.success) throw new InvalidValueError(describeIssues(result.error));
       return prune(result.data) as ScimResource;
@@ -227,7 +235,7 @@ function prune(value: unknown): unknown {
     const items = value.map(prune).filter((v) => v !== undefined);
     return items.length > 0 ? items : undefined;
   }
-  if (isPlainObject(value)) {
+  if (isObject(value)) {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
       const pruned = prune(v);

@@ -1,6 +1,6 @@
 // RFC 7643 §4.2 (Group resource) as represented in §8.7.1. Only characteristics that differ from the
 // §2.2 defaults are spelled out. `id` and `meta` are common attributes handled elsewhere.
-import { attribute, complex } from './attribute.js';
+import { attribute, complex, INDEXED_STRING_MAX_LENGTH } from './attribute.js';
 import type { SchemaDef } from './types.js';
 
 export const GROUP_SCHEMA_URN = 'urn:ietf:params:scim:schemas:core:2.0:Group';
@@ -14,12 +14,14 @@ export const coreGroupSchema: SchemaDef = {
     // here on purpose so that discovery tools reading /Schemas see it and its characteristics.
     attribute('externalId', 'string', 'Identifier of the resource as defined by the provisioning client.', {
       caseExact: true,
+      maxLength: INDEXED_STRING_MAX_LENGTH,
     }),
     // §4.2 calls displayName REQUIRED (the §8.7.1 listing prints required false, uniqueness none).
     // scimd enforces per-organization, case-insensitive uniqueness, hence uniqueness 'server'.
     attribute('displayName', 'string', 'A human-readable name for the group. REQUIRED.', {
       required: true,
       uniqueness: 'server',
+      maxLength: INDEXED_STRING_MAX_LENGTH,
     }),
     complex(
       'members',

@@ -1,7 +1,7 @@
 // RFC 7643 §4.1 (User resource) as represented in §8.7.1. Only characteristics that differ from the
 // §2.2 defaults are spelled out; `attribute` and `complex` fill in the rest. `id` and `meta` are common
 // attributes handled elsewhere.
-import { attribute, complex } from './attribute.js';
+import { attribute, complex, INDEXED_STRING_MAX_LENGTH } from './attribute.js';
 import type { AttributeDef, SchemaDef } from './types.js';
 
 export const USER_SCHEMA_URN = 'urn:ietf:params:scim:schemas:core:2.0:User';
@@ -38,10 +38,12 @@ export const coreUserSchema: SchemaDef = {
     // here on purpose so that discovery tools reading /Schemas see it and its characteristics.
     attribute('externalId', 'string', 'Identifier of the resource as defined by the provisioning client.', {
       caseExact: true,
+      maxLength: INDEXED_STRING_MAX_LENGTH,
     }),
     attribute('userName', 'string', 'Unique identifier the user authenticates with. REQUIRED.', {
       required: true,
       uniqueness: 'server',
+      maxLength: INDEXED_STRING_MAX_LENGTH,
     }),
     complex('name', "The components of the user's real name.", [
       attribute('formatted', 'string', 'The full name, formatted for display.'),
@@ -62,7 +64,8 @@ export const coreUserSchema: SchemaDef = {
     attribute('preferredLanguage', 'string', "The user's preferred written or spoken language."),
     attribute('locale', 'string', "The user's default location, used for localization."),
     attribute('timezone', 'string', "The user's time zone in IANA format, e.g. 'America/Los_Angeles'."),
-    attribute('active', 'boolean', "The user's administrative status."),
+    // A user is active unless told otherwise: the response, the `active` column and filters agree.
+    attribute('active', 'boolean', "The user's administrative status.", { defaultValue: true }),
     attribute('password', 'string', "The user's cleartext password; never returned.", {
       mutability: 'writeOnly',
       returned: 'never',
@@ -70,7 +73,12 @@ export const coreUserSchema: SchemaDef = {
     complex(
       'emails',
       'Email addresses for the user.',
-      multiValuedSubAttributes('An email address.', ['work', 'home', 'other']),
+      multiValuedSubAttributes(
+        'An email address.',
+        ['work', 'home', 'other'],
+        // In the GIN index that answers Entra's `emails[type eq "work"].value eq "…"`.
+        attribute('value', 'string', 'An email address.', { maxLength: INDEXED_STRING_MAX_LENGTH }),
+      ),
       { multiValued: true },
     ),
     complex(

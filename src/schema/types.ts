@@ -11,9 +11,9 @@ export type AttributeType =
   | 'complex'
   | 'binary';
 
-export type Mutability = 'readOnly' | 'readWrite' | 'immutable' | 'writeOnly';
-export type Returned = 'always' | 'never' | 'default' | 'request';
-export type Uniqueness = 'none' | 'server' | 'global';
+type Mutability = 'readOnly' | 'readWrite' | 'immutable' | 'writeOnly';
+type Returned = 'always' | 'never' | 'default' | 'request';
+type Uniqueness = 'none' | 'server' | 'global';
 
 export interface AttributeDef {
   readonly name: string;
@@ -26,6 +26,16 @@ export interface AttributeDef {
   readonly returned: Returned;
   readonly uniqueness: Uniqueness;
   readonly canonicalValues?: readonly string[];
+  /**
+   * scimd's own characteristic, not RFC 7643's (so /Schemas does not show it): the longest value of
+   * a string, reference or binary, in characters.
+   */
+  readonly maxLength?: number;
+  /**
+   * scimd's own characteristic: the value a resource has when a create or replace does not give one.
+   * Such an attribute is never unassigned: PATCH cannot remove it, only set it.
+   */
+  readonly defaultValue?: boolean;
   readonly referenceTypes?: readonly string[];
   readonly subAttributes?: readonly AttributeDef[];
 }

@@ -61,8 +61,7 @@ export function useLiveServer(): LiveServer {
   beforeAll(async () => {
     const database = await createTestDatabase();
     const app = createApp({
-      db: database.db,
-      ping: database.ping,
+      database,
       publicUrl: 'http://placeholder',
       adminToken: LIVE_ADMIN_TOKEN,
       logger: pino({ level: 'silent' }),
@@ -73,8 +72,7 @@ export function useLiveServer(): LiveServer {
     const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     await new Promise((r) => server!.close(r));
     const real = createApp({
-      db: database.db,
-      ping: database.ping,
+      database,
       publicUrl: origin,
       adminToken: LIVE_ADMIN_TOKEN,
       logger: pino({ level: 'silent' }),

@@ -8,14 +8,18 @@ import type { TokenChecks } from '../../src/auth/scim-auth.js';
 import { TokenCache } from '../../src/auth/token-cache.js';
 import type { Database } from '../../src/db/database.js';
 import { createTestDatabase } from './database.js';
+import { SCIM_JSON } from './scim.js';
 
 export const PUBLIC_URL = 'https://scim.test.example';
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
-export const SCIM_JSON = 'application/scim+json';
+
+type AdminMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 export interface Harness {
   database: Database;
   http: ReturnType<typeof supertest>;
+  /** An admin API request (`path` below /admin/v1) with the admin token. */
+  admin(method: AdminMethod, path: string): supertest.Test;
   /** The app's remembered token checks (src/auth/token-cache.ts). */
   tokenChecks: TokenChecks;
   /** Creates an organization with the admin API; returns its id and base path. */
@@ -24,6 +28,8 @@ export interface Harness {
   createToken(orgId: string, body?: Record<string, unknown>): Promise<string>;
   /** An org with a token of both scopes: the usual starting point of a SCIM test. */
   tenant(): Promise<Tenant>;
+  /** The SCIM API of an existing organization with one of its tokens. */
+  tenantOf(orgId: string, token: string): Promise<Tenant>;
   close(): Promise<void>;
 }
 
@@ -39,24 +45,24 @@ export interface Tenant {
   delete(path: string): supertest.Test;
 }
 
-export async function startHarness(): Promise<Harness> {
-  const database = await createTestDatabase();
+export async function startHarness(options: Parameters<typeof createTestDatabase>[0] = {}): Promise<Harness> {
+  const database = await createTestDatabase(options);
   const tokenChecks: TokenChecks = new TokenCache();
   const app = createApp({
-    db: database.db,
-    ping: database.ping,
+    database,
     publicUrl: PUBLIC_URL,
     adminToken: ADMIN_TOKEN,
     logger: pino({ level: 'silent' }),
     tokenChecks,
   });
   const http = supertest(app.callback());
-  const admin = (method: 'post' | 'get', path: string) =>
+  const admin = (method: AdminMethod, path: string) =>
     http[method](`/admin/v1${path}`).set('Authorization', `Bearer ${ADMIN_TOKEN}`);
 
   const harness: Harness = {
     database,
     http,
+    admin,
     tokenChecks,
     async createOrg(body = { name: 'Acme' }) {
       const res = await admin('post', '/orgs').send(body).expect(201);
@@ -68,7 +74,10 @@ export async function startHarness(): Promise<Harness> {
     },
     async tenant() {
       const org = await harness.createOrg();
-      const token = await harness.createToken(org.id);
+      return harness.tenantOf(org.id, await harness.createToken(org.id));
+    },
+    async tenantOf(orgId, token) {
+      const org = { id: orgId, basePath: `/scim/v2/${orgId}`, scimBaseUrl: `${PUBLIC_URL}/scim/v2/${orgId}` };
       const auth = (t: supertest.Test) => t.set('Authorization', `Bearer ${token}`);
       const send = (t: supertest.Test, body: unknown) =>
         body === undefined

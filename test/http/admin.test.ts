@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import type supertest from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, type Harness, PUBLIC_URL, useHarness } from '../helpers/harness.js';
+import { expectAdminError } from '../helpers/scim.js';
+import { sleep } from '../helpers/system.js';
 
 let harness: Harness;
 useHarness((h) => {
@@ -12,27 +13,14 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const UNKNOWN_ORG = '00000000-0000-4000-8000-000000000000';
 
-type Method = 'get' | 'post' | 'patch' | 'delete' | 'put';
-const admin = (method: Method, path: string): supertest.Test =>
-  harness.http[method](`/admin/v1${path}`).set('Authorization', `Bearer ${ADMIN_TOKEN}`);
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function expectAdminError(res: supertest.Response, status: number, code: string) {
-  expect(res.status).toBe(status);
-  expect(res.headers['content-type']).toMatch(/^application\/json/);
-  expect(res.body).toEqual({ error: { code, message: expect.any(String) } });
-  expect(res.body.error.message.length).toBeGreaterThan(0);
-}
-
 async function createOrg(body: Record<string, unknown> = { name: 'Acme' }) {
-  const res = await admin('post', '/orgs').send(body).expect(201);
+  const res = await harness.admin('post', '/orgs').send(body).expect(201);
   return res.body;
 }
 
 describe('POST /admin/v1/orgs', () => {
   it('creates an organization: 201 with exactly the Org shape and the defaults', async () => {
-    const res = await admin('post', '/orgs').send({ name: 'Acme Corp' }).expect(201);
+    const res = await harness.admin('post', '/orgs').send({ name: 'Acme Corp' }).expect(201);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     expect(res.body).toEqual({
       id: expect.stringMatching(UUID),
@@ -49,7 +37,7 @@ describe('POST /admin/v1/orgs', () => {
   it('takes groupSync and deprovisioning when given', async () => {
     const org = await createOrg({ name: 'Globex', groupSync: true, deprovisioning: 'delete' });
     expect(org).toMatchObject({ name: 'Globex', groupSync: true, deprovisioning: 'delete' });
-    const again = await admin('get', `/orgs/${org.id}`).expect(200);
+    const again = await harness.admin('get', `/orgs/${org.id}`).expect(200);
     expect(again.body).toEqual(org);
   });
 
@@ -68,20 +56,23 @@ describe('POST /admin/v1/orgs', () => {
     ['groupSync "yes"', { name: 'Acme', groupSync: 'yes' }],
     ['an array body', [{ name: 'Acme' }]],
   ])('answers 400 invalid_request for %s', async (_, body) => {
-    const before = (await admin('get', '/orgs').expect(200)).body.orgs.length;
-    const res = await admin('post', '/orgs').send(body as object);
+    const before = (await harness.admin('get', '/orgs').expect(200)).body.orgs.length;
+    const res = await harness.admin('post', '/orgs').send(body as object);
     expectAdminError(res, 400, 'invalid_request');
-    const after = (await admin('get', '/orgs').expect(200)).body.orgs.length;
+    const after = (await harness.admin('get', '/orgs').expect(200)).body.orgs.length;
     expect(after).toBe(before);
   });
 
   it('answers 400 invalid_request for malformed JSON', async () => {
-    const res = await admin('post', '/orgs').set('Content-Type', 'application/json').send('{"name": "Acme",');
+    const res = await harness
+      .admin('post', '/orgs')
+      .set('Content-Type', 'application/json')
+      .send('{"name": "Acme",');
     expectAdminError(res, 400, 'invalid_request');
   });
 
   it('answers 415 for a text/plain body', async () => {
-    const res = await admin('post', '/orgs').set('Content-Type', 'text/plain').send('name=Acme');
+    const res = await harness.admin('post', '/orgs').set('Content-Type', 'text/plain').send('name=Acme');
     expectAdminError(res, 415, 'unsupported_media_type');
   });
 });
@@ -89,7 +80,7 @@ describe('POST /admin/v1/orgs', () => {
 describe('GET /admin/v1/orgs and /admin/v1/orgs/{id}', () => {
   it('lists organizations, the new one included, each in the Org shape', async () => {
     const org = await createOrg({ name: 'Listed' });
-    const res = await admin('get', '/orgs').expect(200);
+    const res = await harness.admin('get', '/orgs').expect(200);
     expect(Object.keys(res.body)).toEqual(['orgs']);
     expect(res.body.orgs).toContainEqual(org);
     for (const o of res.body.orgs) {
@@ -102,7 +93,7 @@ describe('GET /admin/v1/orgs and /admin/v1/orgs/{id}', () => {
 
   it('gets one organization by id', async () => {
     const org = await createOrg({ name: 'Fetched' });
-    const res = await admin('get', `/orgs/${org.id}`).expect(200);
+    const res = await harness.admin('get', `/orgs/${org.id}`).expect(200);
     expect(res.body).toEqual(org);
   });
 
@@ -111,7 +102,7 @@ describe('GET /admin/v1/orgs and /admin/v1/orgs/{id}', () => {
     ['a non-uuid id', 'not-a-uuid'],
     ['a numeric id', '12345'],
   ])('answers 404 not_found for %s', async (_, id) => {
-    const res = await admin('get', `/orgs/${id}`);
+    const res = await harness.admin('get', `/orgs/${id}`);
     expectAdminError(res, 404, 'not_found');
   });
 });
@@ -124,17 +115,18 @@ describe('PATCH /admin/v1/orgs/{id}', () => {
   ])('changes %s only; updatedAt moves, createdAt does not', async (_, change) => {
     const org = await createOrg({ name: 'Before' });
     await sleep(15);
-    const res = await admin('patch', `/orgs/${org.id}`).send(change).expect(200);
+    const res = await harness.admin('patch', `/orgs/${org.id}`).send(change).expect(200);
     expect(res.body).toEqual({ ...org, ...change, updatedAt: expect.stringMatching(ISO) });
     expect(res.body.createdAt).toBe(org.createdAt);
     expect(Date.parse(res.body.updatedAt)).toBeGreaterThan(Date.parse(org.updatedAt));
-    const stored = await admin('get', `/orgs/${org.id}`).expect(200);
+    const stored = await harness.admin('get', `/orgs/${org.id}`).expect(200);
     expect(stored.body).toEqual(res.body);
   });
 
   it('changes several fields at once', async () => {
     const org = await createOrg({ name: 'Multi' });
-    const res = await admin('patch', `/orgs/${org.id}`)
+    const res = await harness
+      .admin('patch', `/orgs/${org.id}`)
       .send({ name: 'Multi 2', groupSync: true, deprovisioning: 'delete' })
       .expect(200);
     expect(res.body).toMatchObject({
@@ -153,20 +145,20 @@ describe('PATCH /admin/v1/orgs/{id}', () => {
     ['groupSync "yes"', { groupSync: 'yes' }],
   ])('answers 400 invalid_request for %s and changes nothing', async (_, body) => {
     const org = await createOrg({ name: 'Unchanged' });
-    const res = await admin('patch', `/orgs/${org.id}`).send(body as object);
+    const res = await harness.admin('patch', `/orgs/${org.id}`).send(body as object);
     expectAdminError(res, 400, 'invalid_request');
-    expect((await admin('get', `/orgs/${org.id}`).expect(200)).body).toEqual(org);
+    expect((await harness.admin('get', `/orgs/${org.id}`).expect(200)).body).toEqual(org);
   });
 
   it.each([UNKNOWN_ORG, 'not-a-uuid'])('answers 404 not_found for org %s', async (id) => {
-    const res = await admin('patch', `/orgs/${id}`).send({ name: 'Ghost' });
+    const res = await harness.admin('patch', `/orgs/${id}`).send({ name: 'Ghost' });
     expectAdminError(res, 404, 'not_found');
   });
 });
 
 describe('admin routing', () => {
   it('answers 405 with an Allow header for DELETE /admin/v1/orgs', async () => {
-    const res = await admin('delete', '/orgs');
+    const res = await harness.admin('delete', '/orgs');
     expectAdminError(res, 405, 'method_not_allowed');
     const allowed = (res.headers.allow ?? '').split(/,\s*/);
     expect(allowed).toEqual(expect.arrayContaining(['GET', 'POST']));
@@ -175,7 +167,7 @@ describe('admin routing', () => {
 
   it('answers 405 with an Allow header for PUT /admin/v1/orgs/{id}', async () => {
     const org = await createOrg({ name: 'Put' });
-    const res = await admin('put', `/orgs/${org.id}`).send({ name: 'x' });
+    const res = await harness.admin('put', `/orgs/${org.id}`).send({ name: 'x' });
     expectAdminError(res, 405, 'method_not_allowed');
     expect((res.headers.allow ?? '').split(/,\s*/)).toEqual(expect.arrayContaining(['GET', 'PATCH']));
   });
@@ -183,7 +175,7 @@ describe('admin routing', () => {
   it.each(['/nope', '/orgs/x/y/z', ''])(
     'answers 404 not_found for the unknown admin path "/admin/v1%s"',
     async (path) => {
-      const res = await admin('get', path);
+      const res = await harness.admin('get', path);
       expectAdminError(res, 404, 'not_found');
     },
   );
@@ -220,7 +212,7 @@ describe('admin authentication', () => {
       expect(res.text).not.toContain(scimSecret);
       if (presented) expect(res.text).not.toContain(presented.replace(/^\w+\s+/, ''));
     }
-    const orgs = (await admin('get', '/orgs').expect(200)).body.orgs;
+    const orgs = (await harness.admin('get', '/orgs').expect(200)).body.orgs;
     expect(orgs.map((o: { name: string }) => o.name)).not.toContain('Intruder');
   });
 });
@@ -232,7 +224,7 @@ describe('tokens', () => {
   });
 
   it('creates a token: 201 with the Token shape, the default scopes and the secret', async () => {
-    const res = await admin('post', `/orgs/${org.id}/tokens`).send({ name: 'Okta' }).expect(201);
+    const res = await harness.admin('post', `/orgs/${org.id}/tokens`).send({ name: 'Okta' }).expect(201);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     expect(res.body).toEqual({
       id: expect.stringMatching(UUID),
@@ -243,7 +235,7 @@ describe('tokens', () => {
       expiresAt: null,
       revokedAt: null,
       lastUsedAt: null,
-      // Additive to DESIGN.md's Token: when it last served a request that succeeded (rotation guard).
+      // Beyond the token's original fields: when it last served a request that succeeded (rotation guard).
       lastSuccessAt: null,
       replaces: null,
       replacedBy: null,
@@ -259,7 +251,7 @@ describe('tokens', () => {
   });
 
   it('creates a token with a body-less request, naming it by default', async () => {
-    const res = await admin('post', `/orgs/${org.id}/tokens`).expect(201);
+    const res = await harness.admin('post', `/orgs/${org.id}/tokens`).expect(201);
     expect(res.body.name).toEqual(expect.any(String));
     expect(res.body.name.length).toBeGreaterThan(0);
     expect(res.body.scopes).toEqual(['users', 'groups']);
@@ -272,9 +264,12 @@ describe('tokens', () => {
   });
 
   it('lists tokens without the token field or any secret', async () => {
-    const created = await admin('post', `/orgs/${org.id}/tokens`).send({ name: 'Listed' }).expect(201);
+    const created = await harness
+      .admin('post', `/orgs/${org.id}/tokens`)
+      .send({ name: 'Listed' })
+      .expect(201);
     const { token: secret, ...view } = created.body;
-    const res = await admin('get', `/orgs/${org.id}/tokens`).expect(200);
+    const res = await harness.admin('get', `/orgs/${org.id}/tokens`).expect(200);
     expect(Object.keys(res.body)).toEqual(['tokens']);
     expect(res.body.tokens).toContainEqual(view);
     for (const t of res.body.tokens) {
@@ -289,15 +284,15 @@ describe('tokens', () => {
 
   it('lists only the tokens of that organization', async () => {
     const other = await createOrg({ name: 'Other' });
-    const mine = await admin('post', `/orgs/${other.id}/tokens`).send({ name: 'Mine' }).expect(201);
-    const res = await admin('get', `/orgs/${other.id}/tokens`).expect(200);
+    const mine = await harness.admin('post', `/orgs/${other.id}/tokens`).send({ name: 'Mine' }).expect(201);
+    const res = await harness.admin('get', `/orgs/${other.id}/tokens`).expect(200);
     expect(res.body.tokens.map((t: { id: string }) => t.id)).toEqual([mine.body.id]);
-    const first = await admin('get', `/orgs/${org.id}/tokens`).expect(200);
+    const first = await harness.admin('get', `/orgs/${org.id}/tokens`).expect(200);
     expect(first.body.tokens.map((t: { id: string }) => t.id)).not.toContain(mine.body.id);
   });
 
   it('stores SHA-256 of the secret and never the secret itself', async () => {
-    const res = await admin('post', `/orgs/${org.id}/tokens`).send({ name: 'Hashed' }).expect(201);
+    const res = await harness.admin('post', `/orgs/${org.id}/tokens`).send({ name: 'Hashed' }).expect(201);
     const secret: string = res.body.token;
     const row = await harness.database.db
       .selectFrom('scim_tokens')
@@ -322,18 +317,19 @@ describe('tokens', () => {
   });
 
   it.each([[['users']], [['groups']], [['groups', 'users']]])('accepts scopes %j', async (scopes) => {
-    const res = await admin('post', `/orgs/${org.id}/tokens`).send({ scopes }).expect(201);
+    const res = await harness.admin('post', `/orgs/${org.id}/tokens`).send({ scopes }).expect(201);
     expect(res.body.scopes).toEqual(scopes);
   });
 
   it('accepts an expiresAt in the future and returns it', async () => {
     const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
-    const res = await admin('post', `/orgs/${org.id}/tokens`).send({ expiresAt }).expect(201);
+    const res = await harness.admin('post', `/orgs/${org.id}/tokens`).send({ expiresAt }).expect(201);
     expect(res.body.expiresAt).toBe(expiresAt);
   });
 
   it('accepts an expiresAt with an offset', async () => {
-    const res = await admin('post', `/orgs/${org.id}/tokens`)
+    const res = await harness
+      .admin('post', `/orgs/${org.id}/tokens`)
       .send({ expiresAt: '2099-01-01T12:00:00+02:00' })
       .expect(201);
     expect(res.body.expiresAt).toBe('2099-01-01T10:00:00.000Z');
@@ -351,24 +347,24 @@ describe('tokens', () => {
     ['an empty name', { name: '' }],
     ['an unknown field', { name: 'x', token: 'scimd_chosen-by-me' }],
   ])('answers 400 invalid_request for %s and creates nothing', async (_, body) => {
-    const before = (await admin('get', `/orgs/${org.id}/tokens`).expect(200)).body.tokens.length;
-    const res = await admin('post', `/orgs/${org.id}/tokens`).send(body as object);
+    const before = (await harness.admin('get', `/orgs/${org.id}/tokens`).expect(200)).body.tokens.length;
+    const res = await harness.admin('post', `/orgs/${org.id}/tokens`).send(body as object);
     expectAdminError(res, 400, 'invalid_request');
     expect(res.text).not.toContain('scimd_chosen-by-me');
-    const after = (await admin('get', `/orgs/${org.id}/tokens`).expect(200)).body.tokens.length;
+    const after = (await harness.admin('get', `/orgs/${org.id}/tokens`).expect(200)).body.tokens.length;
     expect(after).toBe(before);
   });
 
   it.each([UNKNOWN_ORG, 'not-a-uuid'])('answers 404 not_found for tokens of org %s', async (id) => {
-    expectAdminError(await admin('post', `/orgs/${id}/tokens`).send({}), 404, 'not_found');
-    expectAdminError(await admin('get', `/orgs/${id}/tokens`), 404, 'not_found');
+    expectAdminError(await harness.admin('post', `/orgs/${id}/tokens`).send({}), 404, 'not_found');
+    expectAdminError(await harness.admin('get', `/orgs/${id}/tokens`), 404, 'not_found');
   });
 
   it('sets lastUsedAt once the token is used on a SCIM request', async () => {
     const own = await createOrg({ name: 'Used' });
-    const created = await admin('post', `/orgs/${own.id}/tokens`).send({ name: 'Used' }).expect(201);
+    const created = await harness.admin('post', `/orgs/${own.id}/tokens`).send({ name: 'Used' }).expect(201);
     const listed = async () =>
-      (await admin('get', `/orgs/${own.id}/tokens`).expect(200)).body.tokens.find(
+      (await harness.admin('get', `/orgs/${own.id}/tokens`).expect(200)).body.tokens.find(
         (t: { id: string }) => t.id === created.body.id,
       );
     expect((await listed()).lastUsedAt).toBeNull();
@@ -385,13 +381,13 @@ describe('tokens', () => {
 
   it('does not set lastUsedAt when the token is presented to another organization', async () => {
     const own = await createOrg({ name: 'Unused' });
-    const created = await admin('post', `/orgs/${own.id}/tokens`).send({}).expect(201);
+    const created = await harness.admin('post', `/orgs/${own.id}/tokens`).send({}).expect(201);
     const elsewhere = await createOrg({ name: 'Elsewhere' });
     await harness.http
       .get(`/scim/v2/${elsewhere.id}/Users`)
       .set('Authorization', `Bearer ${created.body.token}`)
       .expect(401);
-    const tokens = (await admin('get', `/orgs/${own.id}/tokens`).expect(200)).body.tokens;
+    const tokens = (await harness.admin('get', `/orgs/${own.id}/tokens`).expect(200)).body.tokens;
     expect(tokens[0].lastUsedAt).toBeNull();
   });
 });

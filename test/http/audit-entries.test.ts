@@ -1,7 +1,7 @@
 // What the audit log records of SCIM writes (src/http/scim-state.ts, auditedTransaction): one entry
 // per write, committed with the change when the write succeeds, written after the answer when not.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listAudit } from '../../src/audit/audit.js';
+import { listAudit } from '../../src/audit/audit.repository.js';
 import { type Harness, startHarness, type Tenant } from '../helpers/harness.js';
 
 let harness: Harness;

@@ -11,6 +11,7 @@ import { TOKEN_CACHE_TTL_MS, TokenCache } from '../../src/auth/token-cache.js';
 import type { Listening } from '../../src/db/database.js';
 import { onPostgres } from '../helpers/database.js';
 import { ADMIN_TOKEN, type Harness, PUBLIC_URL, useHarness } from '../helpers/harness.js';
+import { sleep } from '../helpers/system.js';
 
 let harness: Harness;
 let other: ReturnType<typeof supertest>;
@@ -22,8 +23,7 @@ useHarness(async (h) => {
   listening = followAuthChanges(h.database, otherChecks, pino({ level: 'silent' }));
   await listening?.ready;
   const app = createApp({
-    db: h.database.db,
-    ping: h.database.ping,
+    database: h.database,
     publicUrl: PUBLIC_URL,
     adminToken: ADMIN_TOKEN,
     logger: pino({ level: 'silent' }),
@@ -33,7 +33,6 @@ useHarness(async (h) => {
 });
 afterAll(() => listening?.stop());
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const admin = (method: 'post' | 'patch', path: string, body: object) =>
   harness.http[method](`/admin/v1${path}`).set('Authorization', `Bearer ${ADMIN_TOKEN}`).send(body);
 

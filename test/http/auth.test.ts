@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import type supertest from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TOKEN_CACHE_TTL_MS } from '../../src/auth/token-cache.js';
-import { ADMIN_TOKEN, type Harness, SCIM_JSON, type Tenant, useHarness } from '../helpers/harness.js';
+import { ADMIN_TOKEN, type Harness, type Tenant, useHarness } from '../helpers/harness.js';
+import { SCIM_ERROR, SCIM_JSON, USER } from '../helpers/scim.js';
+import { sleep } from '../helpers/system.js';
 
-const ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
-const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
 const UNKNOWN_ORG = '00000000-0000-4000-8000-000000000000';
 
 let harness: Harness;
@@ -16,8 +16,6 @@ useHarness(async (h) => {
   a = await harness.tenant();
   b = await harness.tenant();
 });
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const adminPost = (path: string, body: unknown) =>
   harness.http
@@ -42,7 +40,7 @@ function expectUnauthorized(res: supertest.Response, presented?: string) {
   expect(res.status).toBe(401);
   expect(res.headers['content-type']).toBe(SCIM_JSON);
   expect(res.headers['www-authenticate']).toMatch(/^Bearer\b/);
-  expect(res.body).toEqual({ schemas: [ERROR], status: '401', detail: expect.any(String) });
+  expect(res.body).toEqual({ schemas: [SCIM_ERROR], status: '401', detail: expect.any(String) });
   expect(res.body.detail.trim().length).toBeGreaterThan(0);
   if (presented) {
     expect(res.body.detail).not.toContain(presented);
@@ -334,7 +332,7 @@ describe('scopes', () => {
   function expectForbidden(res: supertest.Response) {
     expect(res.status).toBe(403);
     expect(res.headers['content-type']).toBe(SCIM_JSON);
-    expect(res.body).toEqual({ schemas: [ERROR], status: '403', detail: expect.any(String) });
+    expect(res.body).toEqual({ schemas: [SCIM_ERROR], status: '403', detail: expect.any(String) });
     expect(res.body.detail).toMatch(/Users/);
     expect(res.text).not.toContain(groupsOnly);
   }

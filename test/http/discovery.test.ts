@@ -1,16 +1,17 @@
-import type supertest from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { capabilities } from '../../src/discovery/capabilities.js';
-import { type Harness, PUBLIC_URL, SCIM_JSON, type Tenant, useHarness } from '../helpers/harness.js';
-
-const ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
-const LIST = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
-const SPC = 'urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig';
-const RESOURCE_TYPE = 'urn:ietf:params:scim:schemas:core:2.0:ResourceType';
-const SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Schema';
-const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
-const ENTERPRISE = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
-const GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group';
+import { type Harness, PUBLIC_URL, type Tenant, useHarness } from '../helpers/harness.js';
+import {
+  ENTERPRISE,
+  expectScimError,
+  GROUP,
+  LIST,
+  RESOURCE_TYPE,
+  SCHEMA,
+  SCIM_JSON,
+  SPC,
+  USER,
+} from '../helpers/scim.js';
 
 let harness: Harness;
 let t: Tenant;
@@ -18,13 +19,6 @@ useHarness(async (h) => {
   harness = h;
   t = await harness.tenant();
 });
-
-function expectScimError(res: supertest.Response, status: number) {
-  expect(res.status).toBe(status);
-  expect(res.headers['content-type']).toBe(SCIM_JSON);
-  expect(res.body).toEqual({ schemas: [ERROR], status: String(status), detail: expect.any(String) });
-  expect(res.body.detail.length).toBeGreaterThan(0);
-}
 
 async function get(path: string) {
   const res = await t.get(path);
@@ -256,6 +250,18 @@ describe('GET /Schemas', () => {
     expect(byName.get('emails.value')).toMatchObject({ type: 'string' });
     const group = await get(`/Schemas/${GROUP}`);
     expect(new Map(walk(group.attributes)).get('displayName')).toMatchObject({ required: true });
+  });
+});
+
+describe('filters on discovery lists', () => {
+  it.each([
+    '/Schemas?filter=id eq "urn:ietf:params:scim:schemas:core:2.0:User"',
+    '/ResourceTypes?filter=name eq "User"',
+    '/ResourceTypes?filter=',
+  ])('GET %s is 403 (RFC 7644 §4: a client must not take the whole list for the matches)', async (path) => {
+    const res = await t.get(path);
+    expectScimError(res, 403);
+    expect(res.body.detail).toMatch(/takes no filter/);
   });
 });
 

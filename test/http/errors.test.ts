@@ -2,7 +2,8 @@
 // never a 500, and never a half-written row.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Harness, SCIM_JSON, type Tenant, useHarness } from '../helpers/harness.js';
+import { type Harness, type Tenant, useHarness } from '../helpers/harness.js';
+import { SCIM_ERROR, SCIM_JSON } from '../helpers/scim.js';
 
 let harness: Harness;
 let t: Tenant;
@@ -10,8 +11,6 @@ useHarness(async (h) => {
   harness = h;
   t = await harness.tenant();
 });
-
-const ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
 
 function raw(method: 'post' | 'put' | 'get' | 'delete' | 'patch', path: string) {
   return harness.http[method](t.basePath + path).set('Authorization', `Bearer ${t.token}`);
@@ -153,7 +152,7 @@ describe('bad input', () => {
     const res = await send();
     expect(res.status).toBe(status);
     expect(res.headers['content-type']).toBe(SCIM_JSON);
-    expect(res.body.schemas).toEqual([ERROR]);
+    expect(res.body.schemas).toEqual([SCIM_ERROR]);
     expect(res.body.status).toBe(String(status));
     expect(res.body.detail).toEqual(expect.any(String));
     if (scimType) expect(res.body.scimType).toBe(scimType);

@@ -7,8 +7,8 @@ import { parseFilter } from '../../src/filter/parse.js';
 import { resolveFilter } from '../../src/filter/resolve.js';
 import { resourceTypes } from '../../src/schema/registry.js';
 import { type Tenant, useHarness } from '../helpers/harness.js';
+import { ENTERPRISE } from '../helpers/scim.js';
 
-const ENTERPRISE = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
 // Small domains, in mixed case and with LIKE wildcards, so that random filters often match.
 const WORDS = [
   'ana',

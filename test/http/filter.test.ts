@@ -3,13 +3,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, SCIM_JSON, type Tenant, useHarness } from '../helpers/harness.js';
-
-const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
-const ENTERPRISE = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
-const ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
-const LIST = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
-const SEARCH = 'urn:ietf:params:scim:api:messages:2.0:SearchRequest';
+import { type Harness, type Tenant, useHarness } from '../helpers/harness.js';
+import { ENTERPRISE, LIST, SCIM_ERROR, SCIM_JSON, SEARCH, USER } from '../helpers/scim.js';
+import { sleep } from '../helpers/system.js';
 
 let harness: Harness;
 let t: Tenant;
@@ -17,8 +13,6 @@ useHarness(async (h) => {
   harness = h;
   t = await harness.tenant();
 });
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // Created in this order; the first four before `middle`, the rest after it.
 const SEED: Record<string, unknown>[] = [
@@ -164,7 +158,7 @@ async function searchNames(path: string, filter: string): Promise<string[]> {
 function expectInvalidFilter(res: Response, detail: RegExp, context: string) {
   expect(res.status, `${context}: ${JSON.stringify(res.body)}`).toBe(400);
   expect(res.headers['content-type']).toBe(SCIM_JSON);
-  expect(res.body).toMatchObject({ schemas: [ERROR], status: '400', scimType: 'invalidFilter' });
+  expect(res.body).toMatchObject({ schemas: [SCIM_ERROR], status: '400', scimType: 'invalidFilter' });
   expect(typeof res.body.detail).toBe('string');
   expect(res.body.detail.length).toBeGreaterThan(0);
   expect(res.body.detail).toMatch(detail);
@@ -331,6 +325,21 @@ describe('GET /Users?filter=', () => {
     expect(await namesFor(`meta.created gt ${offset}`)).toEqual(sorted(after));
   });
 
+  it("filters on schemas: the core schema is every user's, an extension only its carriers' (RFC 7644 §3.4.2.2)", async () => {
+    const carriers = (await t.get('/Users?count=100').expect(200)).body.Resources.filter(
+      (u: Record<string, unknown>) => (u.schemas as string[]).includes(ENTERPRISE),
+    );
+    const withExtension = sorted(carriers.map((u: { userName: string }) => u.userName));
+    expect(withExtension.length).toBeGreaterThan(0);
+    expect(await namesFor(`schemas eq "${ENTERPRISE}"`)).toEqual(withExtension);
+    expect(await namesFor(`schemas eq "${ENTERPRISE.toUpperCase()}"`)).toEqual(withExtension);
+    expect(await namesFor(`not (schemas eq "${ENTERPRISE}")`)).toEqual(sorted(but(...withExtension)));
+    expect(await namesFor(`schemas eq "${USER}"`)).toEqual(sorted(but()));
+    expect(await namesFor('schemas pr')).toEqual(sorted(but()));
+    expect(await namesFor('schemas eq "urn:example:nothing"')).toEqual([]);
+    expect(await namesFor('schemas co "extension:enterprise"')).toEqual(withExtension);
+  });
+
   it('answers no match with 200, totalResults 0 and Resources []', async () => {
     const res = await t.get(`/Users?filter=${encodeURIComponent('userName eq "nobody"')}`);
     expectListResponse(res, 'no match');
@@ -434,7 +443,7 @@ describe('POST /Users/.search and POST /.search', () => {
       const res = await t.post(path, { schemas: [SEARCH], filter });
       expect(res.status, JSON.stringify(res.body)).toBe(400);
       expect(res.headers['content-type']).toBe(SCIM_JSON);
-      expect(res.body).toMatchObject({ schemas: [ERROR], status: '400' });
+      expect(res.body).toMatchObject({ schemas: [SCIM_ERROR], status: '400' });
       expect(['invalidSyntax', 'invalidFilter', 'invalidValue']).toContain(res.body.scimType);
       expect(res.body.detail).toMatch(/filter/);
     }
@@ -581,7 +590,7 @@ describe('sorting', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(400);
     expect(res.headers['content-type']).toBe(SCIM_JSON);
     // A bad sort parameter is not a bad filter.
-    expect(res.body).toMatchObject({ schemas: [ERROR], status: '400', scimType: 'invalidValue' });
+    expect(res.body).toMatchObject({ schemas: [SCIM_ERROR], status: '400', scimType: 'invalidValue' });
     expect(res.body.detail).toMatch(detail);
   });
 });

@@ -1,27 +1,14 @@
 // The Groups resource over HTTP on a real database: group-sync gating, create/read/list/filter,
-// PUT, every PATCH form Entra and Okta send (research/conformance.md §1.3, §1.4, §1.7, §2.2),
-// member checks (DESIGN.md: users of the same organization, not deprovisioned), User.groups,
+// PUT, every PATCH form Entra and Okta send, member checks (users of the same organization, not deprovisioned), User.groups,
 // deletes, and malformed bodies.
 import { randomUUID } from 'node:crypto';
 import type supertest from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { validateResource } from '../../src/resources/validate.js';
 import { resourceTypes } from '../../src/schema/registry.js';
-import {
-  ADMIN_TOKEN,
-  type Harness,
-  PUBLIC_URL,
-  SCIM_JSON,
-  type Tenant,
-  useHarness,
-} from '../helpers/harness.js';
+import { ADMIN_TOKEN, type Harness, PUBLIC_URL, type Tenant, useHarness } from '../helpers/harness.js';
+import { expectScimError, GROUP, LIST, PATCH_OP, patchOp, SCIM_JSON, SEARCH, USER } from '../helpers/scim.js';
 
-const GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group';
-const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
-const ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
-const LIST = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
-const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
-const SEARCH = 'urn:ietf:params:scim:api:messages:2.0:SearchRequest';
 const MS_GROUP = 'http://schemas.microsoft.com/2006/11/ResourceManagement/ADSCIM/2.0/Group';
 const SYNC_DISABLED = /group synchroni[sz]ation is disabled/i;
 
@@ -53,8 +40,6 @@ useHarness(async (h) => {
 let seq = 0;
 /** A name no other test uses (displayName is unique per organization). */
 const unique = (prefix: string) => `${prefix} ${++seq}`;
-
-const patchOp = (...Operations: unknown[]) => ({ schemas: [PATCH_OP], Operations });
 
 async function createUser(
   tenant: Tenant,
@@ -94,15 +79,6 @@ async function memberIds(tenant: Tenant, id: string): Promise<string[]> {
 
 const sorted = (ids: readonly string[]) => [...ids].sort();
 
-function expectScimError(res: supertest.Response, status: number, scimType?: string): void {
-  expect(res.status, res.text).toBe(status);
-  expect(res.headers['content-type']).toBe(SCIM_JSON);
-  expect(res.body).toMatchObject({ schemas: [ERROR], status: String(status) });
-  if (scimType) expect(res.body.scimType).toBe(scimType);
-  expect(typeof res.body.detail).toBe('string');
-  expect(res.body.detail.length).toBeGreaterThan(0);
-}
-
 /** A request under an organization's base path with any token. */
 function call(
   token: string,
@@ -131,21 +107,25 @@ const GROUP_ROUTES = [
   { method: 'POST', path: '/Groups/.search', body: { schemas: [SEARCH] } },
 ] as const;
 
-describe('group synchronization setting', () => {
-  let g: Tenant;
-  let groupsOnly: string;
-  let usersOnly: string;
-  let userId: string;
-  let group: Json;
-
-  beforeAll(async () => {
-    g = await harness.tenant();
-    groupsOnly = await harness.createToken(g.orgId, { scopes: ['groups'] });
-    usersOnly = await harness.createToken(g.orgId, { scopes: ['users'] });
-    userId = await createUser(g, { userName: 'kept@corp.example', displayName: 'Kept' });
+/** An organization whose group sync was on while a group was created, then turned off. */
+async function orgWithKeptGroup() {
+  const g = await harness.tenant();
+  const groupsOnly = await harness.createToken(g.orgId, { scopes: ['groups'] });
+  const usersOnly = await harness.createToken(g.orgId, { scopes: ['users'] });
+  const userId = await createUser(g, { userName: 'kept@corp.example', displayName: 'Kept' });
+  await setGroupSync(g.orgId, true);
+  const group: Json = await createGroup(g, {
+    displayName: 'Kept group',
+    externalId: 'kept-ext',
+    members: [{ value: userId }],
   });
+  await setGroupSync(g.orgId, false);
+  return { g, groupsOnly, usersOnly, userId, group };
+}
 
+describe('group synchronization setting', () => {
   it('is off for a new organization: GET /Groups is 403 and says so', async () => {
+    const g = await harness.tenant();
     const org = await harness.http
       .get(`/admin/v1/orgs/${g.orgId}`)
       .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
@@ -156,60 +136,64 @@ describe('group synchronization setting', () => {
     expect(res.body.detail).toMatch(SYNC_DISABLED);
   });
 
-  it('keeps groups created while on, once turned off (setup for the tests below)', async () => {
-    await setGroupSync(g.orgId, true);
-    // The tenant's existing token sees the change on its next request.
-    group = await createGroup(g, {
-      displayName: 'Kept group',
-      externalId: 'kept-ext',
-      members: [{ value: userId }],
+  describe('while off', () => {
+    let fixture: Awaited<ReturnType<typeof orgWithKeptGroup>>;
+    beforeAll(async () => {
+      fixture = await orgWithKeptGroup();
     });
-    expect(group.members).toHaveLength(1);
-    await setGroupSync(g.orgId, false);
+
+    it.each(GROUP_ROUTES)('answers $method $path with 403', async ({ method, path, ...rest }) => {
+      const { g, groupsOnly, group } = fixture;
+      const body = 'body' in rest ? rest.body : undefined;
+      const res = await call(g.token, g.basePath, method, path.replace(':id', group.id), body);
+      expectScimError(res, 403);
+      expect(res.body.detail).toMatch(SYNC_DISABLED);
+      // A groups-only token is refused the same way.
+      const scoped = await call(groupsOnly, g.basePath, method, path.replace(':id', group.id), body);
+      expectScimError(scoped, 403);
+      expect(scoped.body.detail).toMatch(SYNC_DISABLED);
+    });
+
+    it('keeps /Users working', async () => {
+      const { g, userId } = fixture;
+      const list = (await g.get('/Users').expect(200)).body;
+      expect(list.Resources.map((u: { id: string }) => u.id)).toContain(userId);
+      const created = await createUser(g);
+      await g.get(`/Users/${created}`).expect(200);
+      await g
+        .patch(`/Users/${created}`, patchOp({ op: 'replace', path: 'displayName', value: 'X' }))
+        .expect(200);
+      await g.delete(`/Users/${created}`).expect(204);
+    });
+
+    it('refuses POST /.search to a groups-only token, with that detail', async () => {
+      const { g, groupsOnly } = fixture;
+      const res = await call(groupsOnly, g.basePath, 'POST', '/.search', { schemas: [SEARCH] });
+      expectScimError(res, 403);
+      expect(res.body.detail).toMatch(SYNC_DISABLED);
+    });
+
+    it('answers POST /.search with users only to a both-scopes token', async () => {
+      const { g, group } = fixture;
+      const res = await g.post('/.search', { schemas: [SEARCH] }).expect(200);
+      expect(res.headers['content-type']).toBe(SCIM_JSON);
+      expect(res.body.schemas).toEqual([LIST]);
+      expect(res.body.totalResults).toBe(res.body.Resources.length);
+      expect(res.body.Resources.length).toBeGreaterThan(0);
+      for (const r of res.body.Resources) {
+        expect(r.schemas).toContain(USER);
+        expect(r.meta.resourceType).toBe('User');
+      }
+      expect(res.body.Resources.map((r: { id: string }) => r.id)).not.toContain(group.id);
+    });
   });
 
-  it.each(GROUP_ROUTES)('answers $method $path with 403 while off', async ({ method, path, ...rest }) => {
-    const body = 'body' in rest ? rest.body : undefined;
-    const res = await call(g.token, g.basePath, method, path.replace(':id', group.id), body);
-    expectScimError(res, 403);
-    expect(res.body.detail).toMatch(SYNC_DISABLED);
-    // A groups-only token is refused the same way.
-    const scoped = await call(groupsOnly, g.basePath, method, path.replace(':id', group.id), body);
-    expectScimError(scoped, 403);
-    expect(scoped.body.detail).toMatch(SYNC_DISABLED);
-  });
-
-  it('keeps /Users working while off', async () => {
-    const list = (await g.get('/Users').expect(200)).body;
-    expect(list.Resources.map((u: { id: string }) => u.id)).toContain(userId);
-    const created = await createUser(g);
-    await g.get(`/Users/${created}`).expect(200);
-    await g
-      .patch(`/Users/${created}`, patchOp({ op: 'replace', path: 'displayName', value: 'X' }))
-      .expect(200);
-    await g.delete(`/Users/${created}`).expect(204);
-  });
-
-  it('refuses POST /.search to a groups-only token while off, with that detail', async () => {
-    const res = await call(groupsOnly, g.basePath, 'POST', '/.search', { schemas: [SEARCH] });
-    expectScimError(res, 403);
-    expect(res.body.detail).toMatch(SYNC_DISABLED);
-  });
-
-  it('answers POST /.search with users only to a both-scopes token while off', async () => {
-    const res = await g.post('/.search', { schemas: [SEARCH] }).expect(200);
-    expect(res.headers['content-type']).toBe(SCIM_JSON);
-    expect(res.body.schemas).toEqual([LIST]);
-    expect(res.body.totalResults).toBe(res.body.Resources.length);
-    expect(res.body.Resources.length).toBeGreaterThan(0);
-    for (const r of res.body.Resources) {
-      expect(r.schemas).toContain(USER);
-      expect(r.meta.resourceType).toBe('User');
+  it('serves the data created before once turned back on, untouched by the writes refused while off', async () => {
+    const { g, groupsOnly, group } = await orgWithKeptGroup();
+    for (const { method, path, ...rest } of GROUP_ROUTES) {
+      const body = 'body' in rest ? rest.body : undefined;
+      expectScimError(await call(g.token, g.basePath, method, path.replace(':id', group.id), body), 403);
     }
-    expect(res.body.Resources.map((r: { id: string }) => r.id)).not.toContain(group.id);
-  });
-
-  it('serves the data created before once turned back on, untouched by the refused writes', async () => {
     await setGroupSync(g.orgId, true);
     const again = await getGroup(g, group.id);
     expect(again).toEqual(group);
@@ -239,17 +223,26 @@ describe('group synchronization setting', () => {
     expect(onlyGroups.Resources.map((r: { id: string }) => r.id)).toEqual([group.id]);
   });
 
-  it.each(GROUP_ROUTES)(
-    'refuses $method $path to a users-only token (scope), even with sync on',
-    async ({ method, path, ...rest }) => {
-      const body = 'body' in rest ? rest.body : undefined;
-      const res = await call(usersOnly, g.basePath, method, path.replace(':id', group.id), body);
-      expectScimError(res, 403);
-      expect(res.body.detail).toMatch(/Groups/);
-      expect(res.body.detail).not.toMatch(SYNC_DISABLED);
-      expect(await getGroup(g, group.id)).toEqual(group);
-    },
-  );
+  describe('once on', () => {
+    let fixture: Awaited<ReturnType<typeof orgWithKeptGroup>>;
+    beforeAll(async () => {
+      fixture = await orgWithKeptGroup();
+      await setGroupSync(fixture.g.orgId, true);
+    });
+
+    it.each(GROUP_ROUTES)(
+      'refuses $method $path to a users-only token (scope)',
+      async ({ method, path, ...rest }) => {
+        const { g, usersOnly, group } = fixture;
+        const body = 'body' in rest ? rest.body : undefined;
+        const res = await call(usersOnly, g.basePath, method, path.replace(':id', group.id), body);
+        expectScimError(res, 403);
+        expect(res.body.detail).toMatch(/Groups/);
+        expect(res.body.detail).not.toMatch(SYNC_DISABLED);
+        expect(await getGroup(g, group.id)).toEqual(group);
+      },
+    );
+  });
 });
 
 describe('POST /Groups', () => {
@@ -400,7 +393,7 @@ describe('members must be users of this organization', () => {
     const other = await groupTenant();
     otherOrgUser = await createUser(other);
     someGroup = (await createGroup(t, { displayName: unique('A group as member') })).id;
-    // A user kept for the product after deprovisioning (DESIGN.md `deactivate`), set up directly.
+    // A user kept for the product after deprovisioning (the `deactivate` mode), set up directly.
     deprovisioned = await createUser(t);
     await harness.database.db
       .updateTable('users')
@@ -1268,11 +1261,12 @@ describe('User.groups', () => {
     expect(listed).not.toHaveProperty('groups');
   });
 
-  // DESIGN.md and research §4 pitfall 33: Okta's read-only `groups` in POST/PUT bodies and in pathless
+  // Okta's read-only `groups` in POST/PUT bodies and in pathless
   // PATCH values are ignored. A PATCH whose *path* names `groups` may instead get 400 mutability
   // (RFC 7644 §3.5.2); either way, memberships never change through a user.
   it('ignores groups sent in POST, PUT and PATCH of a user', async () => {
     const gamma = await createGroup(t, { displayName: unique('Gamma') });
+    const delta = await createGroup(t, { displayName: unique('Delta') });
     const created = await t
       .post('/Users', {
         schemas: [USER],
@@ -1284,15 +1278,15 @@ describe('User.groups', () => {
     expect(created.body.groups ?? []).toEqual([]);
     expect(await memberIds(t, gamma.id)).toEqual([]);
 
-    // A member of beta: PUT with other groups, or none, keeps exactly beta.
+    // A member of delta: PUT with other groups, or none, keeps exactly delta.
     await t
-      .patch(`/Groups/${beta.id}`, patchOp({ op: 'add', path: 'members', value: [{ value: id }] }))
+      .patch(`/Groups/${delta.id}`, patchOp({ op: 'add', path: 'members', value: [{ value: id }] }))
       .expect(204);
     const current = (await t.get(`/Users/${id}`).expect(200)).body;
     const put = await t.put(`/Users/${id}`, { ...current, groups: [{ value: gamma.id }] }).expect(200);
-    expect(put.body.groups).toEqual([entry(beta)]);
+    expect(put.body.groups).toEqual([entry(delta)]);
     await t.put(`/Users/${id}`, { ...current, groups: [] }).expect(200);
-    expect(await groupsOf(id)).toEqual([entry(beta)]);
+    expect(await groupsOf(id)).toEqual([entry(delta)]);
 
     for (const op of [
       { op: 'replace', value: { groups: [{ value: gamma.id }] } },
@@ -1301,8 +1295,8 @@ describe('User.groups', () => {
       const res = await t.patch(`/Users/${id}`, patchOp(op));
       expect(res.status, `${JSON.stringify(op)}: ${res.text}`).toBe(200);
       // The response carries the memberships too, whether or not the PATCH changed the user.
-      expect(res.body.groups).toEqual([entry(beta)]);
-      expect(await groupsOf(id)).toEqual([entry(beta)]);
+      expect(res.body.groups).toEqual([entry(delta)]);
+      expect(await groupsOf(id)).toEqual([entry(delta)]);
     }
     for (const op of [
       { op: 'add', path: 'groups', value: [{ value: gamma.id }] },
@@ -1312,7 +1306,7 @@ describe('User.groups', () => {
       const res = await t.patch(`/Users/${id}`, patchOp(op));
       if (res.status >= 300) expectScimError(res, 400, 'mutability');
       else expect(res.status, `${JSON.stringify(op)}: ${res.text}`).toBe(200);
-      expect(await groupsOf(id)).toEqual([entry(beta)]);
+      expect(await groupsOf(id)).toEqual([entry(delta)]);
     }
     expect(await memberIds(t, gamma.id)).toEqual([]);
   });

@@ -1,12 +1,14 @@
 // The filters IdPs send use an index: EXPLAIN the exact query the server runs, on a seeded table.
 import { CompiledQuery, sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { compileFilter } from '../../src/filter/compile.js';
+import type { Statement } from '../../src/db/statement.js';
 import { parseFilter } from '../../src/filter/parse.js';
+import { planFilter } from '../../src/filter/plan.js';
 import { resolveFilter } from '../../src/filter/resolve.js';
 import { compileSortKey, resolveSort } from '../../src/filter/sort.js';
-import { groupPageQuery, groupStorage } from '../../src/resources/groups.repository.js';
-import { userPageQuery, userStorage } from '../../src/resources/users.repository.js';
+import { groupPageStatement, groupStorage } from '../../src/resources/groups.repository.js';
+import { type ListQuery, listValues } from '../../src/resources/list-query.js';
+import { userPageStatement, userStorage } from '../../src/resources/users.repository.js';
 import { resourceTypes } from '../../src/schema/registry.js';
 import { type Harness, type Tenant, useHarness } from '../helpers/harness.js';
 
@@ -47,30 +49,40 @@ useHarness(async (h) => {
   await sql`analyze group_members`.execute(db);
 });
 
+/** The plan Postgres makes for a page statement run with the query's values, as JSON. */
+async function explain(
+  statement: Statement<unknown>,
+  query: ListQuery,
+  analyze = false,
+): Promise<{ Plan: PlanNode }[]> {
+  const bound = statement.bind(listValues(t.orgId, query));
+  const result = await harness.database.db.executeQuery<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
+    CompiledQuery.raw(`explain (${analyze ? 'analyze, ' : ''}format json) ${bound.sql}`, [
+      ...bound.parameters,
+    ]),
+  );
+  return result.rows[0]!['QUERY PLAN'];
+}
+
+function userQuery(filter: string, page: ListQuery['page'], sortBy?: string): ListQuery {
+  return {
+    filter: planFilter(resolveFilter(parseFilter(filter), resourceTypes.User), userStorage),
+    sortKey: compileSortKey(resolveSort(resourceTypes.User, sortBy), userStorage, 'created_at'),
+    descending: false,
+    page,
+  };
+}
+
 async function plan(
   filter: string,
   query: { sortBy?: string; cursorAfter?: { value: string; id: string } } = {},
 ) {
-  const condition = compileFilter(resolveFilter(parseFilter(filter), resourceTypes.User), userStorage);
-  const sort = resolveSort(resourceTypes.User, query.sortBy);
-  const compiled = userPageQuery(
-    harness.database.db,
-    t.orgId,
-    {
-      filter: condition,
-      sortKey: compileSortKey(sort, userStorage, 'created_at'),
-      descending: false,
-      page: query.cursorAfter
-        ? { kind: 'keyset', after: query.cursorAfter, backwards: false, limit: 100 }
-        : { kind: 'offset', offset: 0, limit: 100 },
-      // As the server runs it when the response carries `groups`: each user's memberships in a subquery.
-    },
-    true,
-  );
-  const result = await harness.database.db.executeQuery<{ 'QUERY PLAN': unknown }>(
-    CompiledQuery.raw(`explain (format json) ${compiled.sql}`, [...compiled.parameters]),
-  );
-  return JSON.stringify(result.rows[0]!['QUERY PLAN']);
+  const page: ListQuery['page'] = query.cursorAfter
+    ? { kind: 'keyset', after: query.cursorAfter, backwards: false, limit: 100 }
+    : { kind: 'offset', offset: 0, limit: 100 };
+  const listing = userQuery(filter, page, query.sortBy);
+  // As the server runs it when the response carries `groups`: each user's memberships in a subquery.
+  return JSON.stringify(await explain(userPageStatement(listing, true), listing));
 }
 
 interface PlanNode {
@@ -146,27 +158,14 @@ it("reads each listed user's groups through the membership index, in the same qu
 });
 
 it("works out users' groups only for the rows of the page, not for the rows OFFSET skips", async () => {
-  const filter = compileFilter(resolveFilter(parseFilter('userName pr'), resourceTypes.User), userStorage);
-  const compiled = userPageQuery(
-    harness.database.db,
-    t.orgId,
-    {
-      filter,
-      sortKey: compileSortKey(resolveSort(resourceTypes.User), userStorage, 'created_at'),
-      descending: false,
-      page: { kind: 'offset', offset: 4000, limit: 100 },
-    },
-    true,
-  );
-  const result = await harness.database.db.executeQuery<{ 'QUERY PLAN': unknown }>(
-    CompiledQuery.raw(`explain (analyze, format json) ${compiled.sql}`, [...compiled.parameters]),
-  );
+  const listing = userQuery('userName pr', { kind: 'offset', offset: 4000, limit: 100 });
+  const planned = await explain(userPageStatement(listing, true), listing, true);
   const loops: number[] = [];
   const walk = (node: PlanNode & { 'Actual Loops'?: number }) => {
     if (node['Parent Relationship'] === 'SubPlan') loops.push(node['Actual Loops']!);
     for (const child of node.Plans ?? []) walk(child);
   };
-  walk((result.rows[0]!['QUERY PLAN'] as { Plan: PlanNode }[])[0]!.Plan);
+  walk(planned[0]!.Plan);
   expect(loops.length).toBeGreaterThan(0);
   for (const n of loops) expect(n).toBeLessThanOrEqual(100);
 });
@@ -195,17 +194,13 @@ describe('groups', () => {
   });
 
   async function groupPlan(filter: string) {
-    const condition = compileFilter(resolveFilter(parseFilter(filter), resourceTypes.Group), groupStorage);
-    const compiled = groupPageQuery(harness.database.db, t.orgId, {
-      filter: condition,
+    const listing: ListQuery = {
+      filter: planFilter(resolveFilter(parseFilter(filter), resourceTypes.Group), groupStorage),
       sortKey: compileSortKey(resolveSort(resourceTypes.Group), groupStorage, 'created_at'),
       descending: false,
       page: { kind: 'offset', offset: 0, limit: 100 },
-    });
-    const result = await harness.database.db.executeQuery<{ 'QUERY PLAN': unknown }>(
-      CompiledQuery.raw(`explain (format json) ${compiled.sql}`, [...compiled.parameters]),
-    );
-    return JSON.stringify(result.rows[0]!['QUERY PLAN']);
+    };
+    return JSON.stringify(await explain(groupPageStatement(listing), listing));
   }
 
   it.each([

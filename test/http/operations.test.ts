@@ -24,8 +24,7 @@ async function appWithLogs() {
   const database = await createTestDatabase();
   const logs = captureLogs();
   const app = createApp({
-    db: database.db,
-    ping: database.ping,
+    database,
     publicUrl: PUBLIC_URL,
     adminToken: ADMIN_TOKEN,
     logger: logs.logger,

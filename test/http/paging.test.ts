@@ -1,10 +1,11 @@
 // Index and cursor paging (RFC 7644 §3.4.2.4, RFC 9865) over HTTP, in several orders.
 import { sql } from 'kysely';
 import { expect, it } from 'vitest';
+import type { Statement } from '../../src/db/statement.js';
 import { compileSortKey, resolveSort } from '../../src/filter/sort.js';
-import { groupPageQuery, groupStorage } from '../../src/resources/groups.repository.js';
-import type { ListQuery } from '../../src/resources/listing.js';
-import { userPageQuery, userStorage } from '../../src/resources/users.repository.js';
+import { groupPageStatement, groupStorage } from '../../src/resources/groups.repository.js';
+import { type ListQuery, listValues } from '../../src/resources/list-query.js';
+import { userPageStatement, userStorage } from '../../src/resources/users.repository.js';
 import { resourceTypes } from '../../src/schema/registry.js';
 import { type Harness, type Tenant, useHarness } from '../helpers/harness.js';
 
@@ -159,18 +160,18 @@ it('reads the sort key as text only for a cursor page, which writes it into its 
   };
   const offset = { kind: 'offset', offset: 0, limit: 5 } as const;
   const keyset = { kind: 'keyset', after: undefined, backwards: false, limit: 5 } as const;
-  const rows = async (compiled: { sql: string; parameters: readonly unknown[] }) =>
-    (await db.executeQuery(compiled as never)).rows as Record<string, unknown>[];
+  const rows = async (statement: Statement<unknown>, listing: ListQuery) =>
+    (await statement.run(db, listValues(t.orgId, listing))).rows as Record<string, unknown>[];
   for (const groups of [false, true]) {
-    const index = await rows(userPageQuery(db, t.orgId, query('User', offset), groups));
+    const index = await rows(userPageStatement(query('User', offset), groups), query('User', offset));
     expect(index).toHaveLength(5);
     expect(index.every((row) => !('sort_value' in row))).toBe(true);
-    const cursor = await rows(userPageQuery(db, t.orgId, query('User', keyset), groups));
+    const cursor = await rows(userPageStatement(query('User', keyset), groups), query('User', keyset));
     expect(cursor.every((row) => typeof row.sort_value === 'string')).toBe(true);
   }
-  const groupIndex = await rows(groupPageQuery(db, t.orgId, query('Group', offset)));
+  const groupIndex = await rows(groupPageStatement(query('Group', offset)), query('Group', offset));
   expect(groupIndex.length).toBeGreaterThan(0);
   expect(groupIndex.every((row) => !('sort_value' in row))).toBe(true);
-  const groupCursor = await rows(groupPageQuery(db, t.orgId, query('Group', keyset)));
+  const groupCursor = await rows(groupPageStatement(query('Group', keyset)), query('Group', keyset));
   expect(groupCursor.every((row) => typeof row.sort_value === 'string')).toBe(true);
 });

@@ -1,6 +1,5 @@
-// PATCH /Users/{id} with every shape Okta and Entra send (research/conformance.md §1.1, §1.4, §1.7,
-// §2.2, §4): each row creates a fresh user, PATCHes it, reads it back and compares the whole stored
-// user with what the row expects, so a change elsewhere in the user is caught too. Then the errors
+// PATCH /Users/{id} with every shape Okta and Entra send: each row creates a fresh user, PATCHes it,
+// reads it back and compares the whole stored user with what the row expects, so a change elsewhere in the user is caught too. Then the errors
 // (right status and scimType, never a 500, nothing half-applied), Prefer and projection, and a
 // property: HTTP + database agree with applyPatch run in memory.
 import { isDeepStrictEqual } from 'node:util';
@@ -10,12 +9,9 @@ import { ScimError } from '../../src/http/scim-errors.js';
 import { applyPatch } from '../../src/resources/patch.js';
 import { parsePatchRequest } from '../../src/resources/patch-request.js';
 import { resourceTypes } from '../../src/schema/registry.js';
-import { type Harness, SCIM_JSON, type Tenant, useHarness } from '../helpers/harness.js';
+import { type Harness, type Tenant, useHarness } from '../helpers/harness.js';
+import { ENTERPRISE, PATCH_OP, SCIM_ERROR, SCIM_JSON, USER } from '../helpers/scim.js';
 
-const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
-const ENTERPRISE = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
-const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
-const ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
 const MANAGER = `${ENTERPRISE}:manager`;
 
 type Json = Record<string, unknown>;
@@ -81,7 +77,7 @@ const WORK = B.emails[0]!;
 const HOME = { type: 'home', value: 'ana@home.example' };
 const OTHER = { type: 'other', value: 'ana@other.example' };
 
-// Validator test 1's user (§1.7): every default attribute, `"primary": "true"` as strings.
+// Validator test 1's user: every default attribute, `"primary": "true"` as strings.
 const V_BODY = {
   externalId: 'v-ext-1',
   name: {
@@ -142,7 +138,7 @@ interface Row {
 const { [ENTERPRISE]: _ext, ...B_CORE } = B;
 
 const rows: Row[] = [
-  // --- disable / enable (§1.1, §1.4, §2.2, pitfalls 1, 3)
+  // --- disable / enable
   {
     name: 'Entra, no flag: disable with Replace active "False"',
     ops: [{ op: 'Replace', path: 'active', value: 'False' }],
@@ -181,7 +177,7 @@ const rows: Row[] = [
     ops: [{ op: 'replace', value: { active: true } }],
     expected: { ...B, active: true },
   },
-  // --- Entra attribute updates (§1.1 both columns, §1.4, pitfalls 6–10, 34)
+  // --- Entra attribute updates
   {
     name: 'Entra, no flag: one Replace per attribute',
     ops: [
@@ -247,7 +243,7 @@ const rows: Row[] = [
     },
   },
   {
-    name: 'Entra §1.4: work email, familyName, work address sub-attributes, Add department',
+    name: 'Entra: work email, familyName, work address sub-attributes, Add department',
     ops: [
       { op: 'Replace', path: 'emails[type eq "work"].value', value: 'ana.r@corp.example' },
       { op: 'Replace', path: 'name.familyName', value: 'Ruiz-Lopez' },
@@ -282,7 +278,7 @@ const rows: Row[] = [
     },
   },
   {
-    name: 'Entra: phoneNumbers[type eq "mobile"].value with no mobile creates it (pitfall 8)',
+    name: 'Entra: phoneNumbers[type eq "mobile"].value with no mobile creates it',
     ops: [{ op: 'Replace', path: 'phoneNumbers[type eq "mobile"].value', value: '+1 555 0199' }],
     expected: { ...B, phoneNumbers: [...B.phoneNumbers, { type: 'mobile', value: '+1 555 0199' }] },
   },
@@ -292,12 +288,12 @@ const rows: Row[] = [
     expected: { ...B, emails: [{ ...WORK, value: 'new@corp.example' }] },
   },
   {
-    name: 'validator: add emails[type eq "home"].value creates a home email and keeps work (pitfall 9)',
+    name: 'validator: add emails[type eq "home"].value creates a home email and keeps work',
     ops: [{ op: 'add', path: 'emails[type eq "home"].value', value: HOME.value }],
     expected: { ...B, emails: [WORK, HOME] },
   },
   {
-    name: 'Entra: Add nickName over an existing value replaces it (pitfall 34)',
+    name: 'Entra: Add nickName over an existing value replaces it',
     ops: [{ op: 'Add', path: 'nickName', value: 'Kit' }],
     expected: { ...B, nickName: 'Kit' },
   },
@@ -334,7 +330,7 @@ const rows: Row[] = [
     expected: { ...B, title: 'Lead', nickName: 'Annie' },
   },
   {
-    name: 'attribute names in paths, filters and pathless keys are case-insensitive (pitfall 16)',
+    name: 'attribute names in paths, filters and pathless keys are case-insensitive',
     ops: [
       { op: 'REPLACE', path: 'DisplayName', value: 'X' },
       { op: 'replace', path: 'NAME.GIVENNAME', value: 'Y' },
@@ -349,7 +345,7 @@ const rows: Row[] = [
       emails: [{ ...WORK, value: 'z@corp.example' }],
     },
   },
-  // --- validator core tests 6 and 7 (§1.7, pitfall 37)
+  // --- validator core tests 6 and 7
   {
     name: 'validator 6: filtered primary paths + one pathless replace of every default attribute',
     start: V_BODY,
@@ -426,7 +422,7 @@ const rows: Row[] = [
     ops: [{ op: 'replace', value: { userName: 'renamed-v7@corp.example' } }],
     expected: { ...B, userName: 'renamed-v7@corp.example' },
   },
-  // --- manager (§1.4, validator 9–11, pitfalls 24, 25)
+  // --- manager
   {
     name: 'validator 9: add manager as a raw string id',
     ops: [{ op: 'add', path: MANAGER, value: 'm-42' }],
@@ -481,7 +477,7 @@ const rows: Row[] = [
     ops: [{ op: 'replace', path: MANAGER, value: { value: 'm-9' } }],
     expected: { ...B, [ENTERPRISE]: { ...B[ENTERPRISE], manager: { value: 'm-9' } } },
   },
-  // --- validator preview tests (§1.7)
+  // --- validator preview tests
   {
     name: 'preview: multiple operations on different attributes',
     ops: [
@@ -500,7 +496,7 @@ const rows: Row[] = [
     ],
     expected: { ...B, externalId: 'B' },
   },
-  // --- Okta (§2.2, pitfall 33)
+  // --- Okta
   {
     name: "Okta: pathless replace repeating the user's own id (ignored)",
     ops: (user) => [{ op: 'replace', value: { id: user.id, active: false } }],
@@ -624,7 +620,7 @@ const rows: Row[] = [
     expected: { ...B, emails: [HOME, OTHER] },
   },
   {
-    name: 'remove on a filtered sub-attribute with a value removes it and does not set the value (pitfall 11)',
+    name: 'remove on a filtered sub-attribute with a value removes it and does not set the value',
     ops: [{ op: 'remove', path: 'addresses[type eq "work"].locality', value: 'Elsewhere' }],
     expected: { ...B, addresses: [{ ...B.addresses[0]!, locality: undefined }] },
   },
@@ -639,7 +635,7 @@ const rows: Row[] = [
     ops: [{ op: 'remove', path: 'nickName' }],
     expected: { ...B, nickName: undefined },
   },
-  // --- SCIM_Null_Update (§1.8): "" and null on optional attributes
+  // --- SCIM_Null_Update: "" and null on optional attributes
   {
     name: 'replace with null removes a single-valued attribute',
     ops: [
@@ -1071,7 +1067,7 @@ describe('PATCH /Users/{id}: bad requests are 400 with the right scimType and ch
     const res = await send(rawPatch(created.id), created);
     expect(res.status, JSON.stringify(res.body)).toBe(400);
     expect(res.headers['content-type']).toBe(SCIM_JSON);
-    expect(res.body).toMatchObject({ schemas: [ERROR], status: '400' });
+    expect(res.body).toMatchObject({ schemas: [SCIM_ERROR], status: '400' });
     expect(Array.isArray(scimType) ? scimType : [scimType]).toContain(res.body.scimType);
     expect(typeof res.body.detail).toBe('string');
     expect(res.body.detail.length).toBeGreaterThan(0);
@@ -1101,7 +1097,7 @@ describe('PATCH /Users/{id}: bad requests are 400 with the right scimType and ch
     for (const id of ['00000000-0000-4000-8000-000000000000', '010101001010101011001010101011']) {
       const res = await t.patch(`/Users/${id}`, body).expect(404);
       expect(res.headers['content-type']).toBe(SCIM_JSON);
-      expect(res.body).toMatchObject({ schemas: [ERROR], status: '404' });
+      expect(res.body).toMatchObject({ schemas: [SCIM_ERROR], status: '404' });
       expect(res.body.detail).toBeTruthy();
     }
   });
@@ -1116,7 +1112,7 @@ describe('PATCH /Users/{id}: bad requests are 400 with the right scimType and ch
       .send(patchBody([{ op: 'replace', path: 'active', value: false }]));
     expect(res.status).toBe(403);
     expect(res.headers['content-type']).toBe(SCIM_JSON);
-    expect(res.body).toMatchObject({ schemas: [ERROR], status: '403' });
+    expect(res.body).toMatchObject({ schemas: [SCIM_ERROR], status: '403' });
     expect(await getUser(created.id)).toEqual(created);
   });
 
@@ -1131,7 +1127,7 @@ describe('PATCH /Users/{id}: bad requests are 400 with the right scimType and ch
       const res = await t.patch(`/Users/${created.id}`, patchBody([op]));
       expect(res.status).toBe(409);
       expect(res.headers['content-type']).toBe(SCIM_JSON);
-      expect(res.body).toMatchObject({ schemas: [ERROR], status: '409', scimType: 'uniqueness' });
+      expect(res.body).toMatchObject({ schemas: [SCIM_ERROR], status: '409', scimType: 'uniqueness' });
     }
     expect(await getUser(created.id)).toEqual(created);
     // A case change of its own userName is not a conflict.
@@ -1297,4 +1293,52 @@ describe('PATCH property', () => {
       { numRuns: 150 },
     );
   }, 600_000);
+});
+
+describe('PATCH /Users/{id}: a value filter with a complex value, and attributes with a default', () => {
+  it('replace emails[type eq "home"] with {value} sets the value and keeps the type and primary (RFC 7644 §3.5.2.3)', async () => {
+    const user = await createUser({ userName: uniqueName(), emails: [WORK, { ...HOME, primary: false }] });
+    await t
+      .patch(
+        `/Users/${user.id}`,
+        patchBody([{ op: 'replace', path: 'emails[type eq "home"]', value: { value: 'new@home.example' } }]),
+      )
+      .expect(200);
+    expect((await getUser(user.id)).emails).toEqual([
+      WORK,
+      { type: 'home', value: 'new@home.example', primary: false },
+    ]);
+  });
+
+  it('replace emails[primary eq false] with {display} keeps each matched email its value', async () => {
+    const user = await createUser({
+      userName: uniqueName(),
+      emails: [WORK, { ...HOME, primary: false }, { ...OTHER, primary: false }],
+    });
+    await t
+      .patch(
+        `/Users/${user.id}`,
+        patchBody([{ op: 'replace', path: 'emails[primary eq false]', value: { display: 'post' } }]),
+      )
+      .expect(200);
+    const emails = (await getUser(user.id)).emails as Json[];
+    expect(emails).toEqual([
+      WORK,
+      { ...HOME, primary: false, display: 'post' },
+      { ...OTHER, primary: false, display: 'post' },
+    ]);
+  });
+
+  it.each([
+    ['remove active', [{ op: 'remove', path: 'active' }]],
+    ['replace active with null', [{ op: 'replace', path: 'active', value: null }]],
+    ['a pathless replace of active with null', [{ op: 'replace', value: { active: null } }]],
+  ])('%s is 400 invalidValue saying why, and the user keeps active false', async (_, ops) => {
+    const user = await createUser({ userName: uniqueName(), active: false });
+    const res = await t.patch(`/Users/${user.id}`, patchBody(ops));
+    expect(res.status).toBe(400);
+    expect(res.body.scimType).toBe('invalidValue');
+    expect(res.body.detail).toMatch(/active cannot be removed: it is true unless set/);
+    expect((await getUser(user.id)).active).toBe(false);
+  });
 });

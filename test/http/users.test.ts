@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { validateResource } from '../../src/resources/validate.js';
 import { resourceTypes } from '../../src/schema/registry.js';
-import { type Harness, SCIM_JSON, type Tenant, useHarness } from '../helpers/harness.js';
-
-const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
-const ENTERPRISE = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
+import { type Harness, type Tenant, useHarness } from '../helpers/harness.js';
+import { ENTERPRISE, SCIM_JSON, USER } from '../helpers/scim.js';
 
 let harness: Harness;
 let t: Tenant;
@@ -13,7 +11,7 @@ useHarness(async (h) => {
   t = await harness.tenant();
 });
 
-// Entra's create body (research/conformance.md §1.4): nulls, meta, empty roles, string booleans.
+// Entra's create body: nulls, meta, empty roles, string booleans.
 const entraUser = (userName: string) => ({
   schemas: [USER, ENTERPRISE],
   externalId: '3f9e2d7a-1b44-4c0e-9a51-0c2d9e8b7f10',

@@ -5,9 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { CompareOp, Filter, FilterValue, PathText } from '../../src/filter/ast.js';
 import { MAX_FILTER_DEPTH, MAX_FILTER_LENGTH, parseFilter, parsePatchPath } from '../../src/filter/parse.js';
 import { InvalidFilterError, InvalidPathError } from '../../src/http/scim-errors.js';
-
-const ENTERPRISE = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
-const CORE = 'urn:ietf:params:scim:schemas:core:2.0:User';
+import { ENTERPRISE, USER } from '../helpers/scim.js';
 
 /** The path `[uri:]name[.sub]`, written exactly that way. */
 function at(name: string, sub?: string, uri?: string): PathText {
@@ -199,7 +197,7 @@ describe('parseFilter: attribute paths', () => {
     ['x-y_z$1 pr', pr(at('x-y_z$1'))],
     [`${ENTERPRISE}:manager.value eq "m"`, cmp(at('manager', 'value', ENTERPRISE), 'eq', 'm')],
     [`${ENTERPRISE}:department eq "Sales"`, cmp(at('department', undefined, ENTERPRISE), 'eq', 'Sales')],
-    [`${CORE}:userName eq "bjensen"`, cmp(at('userName', undefined, CORE), 'eq', 'bjensen')],
+    [`${USER}:userName eq "bjensen"`, cmp(at('userName', undefined, USER), 'eq', 'bjensen')],
     [`${ENTERPRISE}:manager pr`, pr(at('manager', undefined, ENTERPRISE))],
     ['members[$ref eq "x"]', vp(at('members'), cmp(at('$ref'), 'eq', 'x'))],
     ['$ref pr', pr(at('$ref'))],

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { applyPatch } from '../../src/resources/patch.js';
 import { parsePatchRequest } from '../../src/resources/patch-request.js';
 import { resourceTypes } from '../../src/schema/registry.js';
+import { ENTERPRISE } from '../helpers/scim.js';
 
-const ENTERPRISE = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
 const base = {
   userName: 'ana',
   active: true,

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseAttributeList, projectAttributes } from '../../src/resources/projection.js';
 import { resourceTypes } from '../../src/schema/registry.js';
+import { ENTERPRISE, USER } from '../helpers/scim.js';
 
-const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
-const ENTERPRISE = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
 const user = resourceTypes.User;
 
 const resource = {

@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { derivedOncePerName, resolveAttributePath, resourceTypes } from '../../src/schema/registry.js';
-
-const ENTERPRISE = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
-const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
+import { ENTERPRISE, USER } from '../helpers/scim.js';
 
 describe('resolveAttributePath', () => {
   const user = resourceTypes.User;

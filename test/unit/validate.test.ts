@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ScimError } from '../../src/http/scim-errors.js';
 import { validateResource } from '../../src/resources/validate.js';
 import { resourceTypes } from '../../src/schema/registry.js';
+import { ENTERPRISE } from '../helpers/scim.js';
 
-const ENTERPRISE = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
 const user = resourceTypes.User;
 const create = (body: unknown) => validateResource(user, 'create', body);
 

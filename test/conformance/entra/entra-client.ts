@@ -1,22 +1,19 @@
-// What Microsoft Entra ID's provisioning service puts on the wire (research/conformance.md §1.1–§1.4):
+// What Microsoft Entra ID's provisioning service puts on the wire:
 // a client for one organization's SCIM base URL that sends exactly the headers it is given, and the
 // two PATCH dialects Entra speaks, chosen by the `aadOptscim062020` flag in the Tenant URL.
 import { type IncomingHttpHeaders, type OutgoingHttpHeaders, request } from 'node:http';
 import { expect } from 'vitest';
+import { ENTERPRISE, GROUP, LIST, PATCH_OP, SCIM_ERROR, USER } from '../../helpers/scim.js';
 
-export const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
-export const ENTERPRISE = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
-export const GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group';
+export { ENTERPRISE, GROUP, LIST, USER };
+
 export const MS_GROUP = 'http://schemas.microsoft.com/2006/11/ResourceManagement/ADSCIM/2.0/Group';
-export const LIST = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
-export const ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
-export const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
 export const MANAGER = `${ENTERPRISE}:manager`;
 export const SCIM_JSON = 'application/scim+json';
 
 export type Mode = 'default' | 'flag';
 export const MODES: readonly Mode[] = ['default', 'flag'];
-export const FLAG = 'aadOptscim062020';
+const FLAG = 'aadOptscim062020';
 
 // biome-ignore lint/suspicious/noExplicitAny: conformance checks read whatever JSON came back.
 export type Json = any;
@@ -34,7 +31,7 @@ export interface Reply {
   body: Json;
 }
 
-export interface SendOptions {
+interface SendOptions {
   body?: unknown;
   /** Replaces the default headers (Authorization, and Content-Type with a body) when given. */
   headers?: Record<string, string>;
@@ -68,7 +65,7 @@ export function entraClient(mode: Mode, baseUrl: string, token: string): EntraCl
     const text = options.body === undefined ? undefined : JSON.stringify(options.body);
     const headers: Record<string, string> = options.headers ?? {
       Authorization: `Bearer ${token}`,
-      // Entra's bodies say utf-8 (conformance.md §1.4).
+      // Entra's bodies say utf-8.
       ...(text === undefined ? {} : { 'Content-Type': `${SCIM_JSON}; charset=utf-8` }),
     };
     if (text !== undefined) headers['Content-Length'] = String(Buffer.byteLength(text));
@@ -133,7 +130,7 @@ export function formEncode(value: string, { rawQuotes = false } = {}): string {
   return rawQuotes ? encoded.replace(/%22/g, '"') : encoded;
 }
 
-export interface Operation {
+interface Operation {
   op: string;
   path?: string;
   value?: unknown;
@@ -141,7 +138,7 @@ export interface Operation {
 
 type OpName = 'add' | 'replace' | 'remove';
 
-/** The PATCH shapes of one Entra mode (conformance.md §1.1 table). */
+/** The PATCH shapes of one Entra mode. */
 export interface Dialect {
   op(name: OpName): string;
   /** A boolean as Entra writes it: "True"/"False" by default, true/false with the flag. */
@@ -182,10 +179,9 @@ export function dialect(mode: Mode): Dialect {
 }
 
 /**
- * Every response Entra reads must be `application/scim+json` exactly (pitfall 21: anything else aborts
- * the validator). A 204 carries no body; if it names a type at all, it must be the same one.
+ * Every response Entra reads must be `application/scim+json` exactly. A 204 carries no body; if it names a type at all, it must be the same one.
  */
-export function expectScimContentTypes(replies: readonly Reply[]): void {
+function expectScimContentTypes(replies: readonly Reply[]): void {
   for (const reply of replies) {
     const where = `${reply.method} ${reply.target} → ${reply.status}`;
     if (reply.status === 204) {
@@ -214,14 +210,14 @@ export function expectEntraReplies(client: EntraClient): void {
 /** A SCIM error (RFC 7644 §3.12): Error schema, status as a string, a non-empty detail. */
 export function expectScimError(reply: Reply, status: number, scimType?: string): void {
   expect(reply.status, reply.text).toBe(status);
-  expect(reply.body.schemas).toEqual([ERROR]);
+  expect(reply.body.schemas).toEqual([SCIM_ERROR]);
   expect(reply.body.status).toBe(String(status));
   expect(typeof reply.body.detail).toBe('string');
   expect(reply.body.detail.length).toBeGreaterThan(0);
   if (scimType !== undefined) expect(reply.body.scimType).toBe(scimType);
 }
 
-/** An empty ListResponse, all four paging keys and `Resources: []` (conformance.md §0 item 7). */
+/** An empty ListResponse, all four paging keys and `Resources: []`. */
 export function expectEmptyList(reply: Reply): void {
   expect(reply.status, reply.text).toBe(200);
   expect(reply.body).toEqual({
@@ -260,7 +256,7 @@ export async function patchUser(
   return fetched;
 }
 
-/** Group PATCH answers 204 without a body (what Entra asks for, §1.4). */
+/** Group PATCH answers 204 without a body (what Entra asks for). */
 export async function patchGroup(
   c: EntraClient,
   id: string,

@@ -1,5 +1,4 @@
-// The request sequences of Microsoft Entra ID's provisioning service (research/conformance.md §1.2–§1.4),
-// in the default PATCH dialect and with `?aadOptscim062020` in the Tenant URL (§1.1): Test Connection,
+// The request sequences of Microsoft Entra ID's provisioning service, in the default PATCH dialect and with `?aadOptscim062020` in the Tenant URL: Test Connection,
 // a user from matching to hard delete over several cycles, and a group from matching to delete. Each
 // step is one test and builds on the ones before it, as a provisioning job does.
 import { randomUUID } from 'node:crypto';
@@ -154,10 +153,10 @@ describe.each(MODES)('Entra provisioning, %s mode', (mode) => {
         ...d.update('replace', {
           'emails[type eq "work"].value': 'ana.r@corp.example',
           'name.familyName': 'Ruiz-Lopez',
-          // No work address yet: Entra expects the element to be created (pitfall 8).
+          // No work address yet: Entra expects the element to be created.
           'addresses[type eq "work"].streetAddress': '12 Quay St',
         }),
-        // Entra adds single-valued attributes (pitfall 34).
+        // Entra adds single-valued attributes.
         ...d.update('add', { [`${ENTERPRISE}:department`]: 'Retail', nickName: 'Ani' }),
       ];
       expect(operations).toHaveLength(mode === 'flag' ? 4 : 5);

@@ -1,7 +1,6 @@
 // The Microsoft Entra SCIM Validator (scimvalidator.microsoft.com), re-expressed: its 24 core tests and
-// 7 preview tests (research/conformance.md §1.7), each sending what the validator sends and checking
-// what it checks, including its follow-up requests. The whole set runs twice, in Entra's default PATCH
-// dialect and with `?aadOptscim062020` in the Tenant URL (§1.1), each on its own organization.
+// 7 preview tests, each sending what the validator sends and checking what it checks, including its follow-up requests. The whole set runs twice, in Entra's default PATCH
+// dialect and with `?aadOptscim062020` in the Tenant URL, each on its own organization.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { useLiveServer } from '../live-server.js';
@@ -35,7 +34,7 @@ const unique = () => `${++seq}${randomBytes(3).toString('hex')}`;
 /** The query the validator writes: `filter=userName+eq+"garry%40kemmerstark.com"`. */
 const filterQuery = (filter: string) => `filter=${formEncode(filter, { rawQuotes: true })}`;
 
-/** A user with the validator's default attributes; `primary` arrives as the string "true" (pitfall 4). */
+/** A user with the validator's default attributes; `primary` arrives as the string "true". */
 function validatorUser(): Json {
   const id = unique();
   return {

@@ -1,5 +1,5 @@
-// Okta's provisioning flows against a live scimd, request by request as Okta's client sends them
-// (research/conformance.md §2.1, §2.2): import paging, the existence check before a create, create,
+// Okta's provisioning flows against a live scimd, request by request as Okta's client sends them:
+// import paging, the existence check before a create, create,
 // profile push by PUT, deactivation and reactivation by a pathless PATCH, Push Groups, and unassignment
 // (Okta never deletes a user). The describes share one organization and run in file order; the import
 // comes first because it counts every user of the organization.
@@ -9,10 +9,10 @@ import {
   CLIENT_HEADERS,
   CLIENT_JSON_HEADERS,
   CLIENT_WRITE_HEADERS,
-  ERROR,
   GROUP,
   LIST,
   patchOp,
+  SCIM_ERROR,
   USER,
 } from './okta.js';
 
@@ -41,7 +41,7 @@ function ok(res: LiveResponse, status: number): Json {
 const userLocation = (id: string) => `${live.baseUrl}/Users/${id}`;
 const groupLocation = (id: string) => `${live.baseUrl}/Groups/${id}`;
 
-/** A create body as Okta sends it (research/conformance.md §2.2). */
+/** A create body as Okta sends it. */
 function oktaUser(userName: string, givenName: string, familyName: string, externalId: string) {
   return {
     schemas: [USER],
@@ -178,7 +178,7 @@ describe('(c) create: POST /Users with the body Okta sends', () => {
     const res = await write('POST', '/Users', sent, CLIENT_JSON_HEADERS);
     expect(res.status, res.text).toBe(409);
     expect(res.headers.get('content-type')).toBe('application/scim+json');
-    expect(res.body).toMatchObject({ schemas: [ERROR], status: '409', scimType: 'uniqueness' });
+    expect(res.body).toMatchObject({ schemas: [SCIM_ERROR], status: '409', scimType: 'uniqueness' });
     expect(res.body.detail).toMatch(/\S/);
     expect(ok(await existenceCheck('ana.silva@corp.example'), 200).totalResults).toBe(1);
   });
@@ -374,7 +374,7 @@ describe('(f) Push Groups', () => {
     expect(res.text).toBe('');
     const gone = await read(`/Groups/${gid}`);
     expect(gone.status).toBe(404);
-    expect(gone.body).toMatchObject({ schemas: [ERROR], status: '404' });
+    expect(gone.body).toMatchObject({ schemas: [SCIM_ERROR], status: '404' });
     for (const id of Object.values(u)) expect((await read(`/Users/${id}`)).status).toBe(200);
   });
 });

@@ -1,12 +1,8 @@
 // What the Okta conformance tests share: the URNs they check, the headers Okta's clients send, and the
-// random values the Okta SCIM 2.0 SPEC Test's initial script makes (research/conformance.md §2.3).
+// random values the Okta SCIM 2.0 SPEC Test's initial script makes.
 import { randomInt } from 'node:crypto';
 
-export const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
-export const GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group';
-export const LIST = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
-export const ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
-export const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
+export { GROUP, LIST, patchOp, SCIM_ERROR, USER } from '../../helpers/scim.js';
 
 /** The headers on every request of the SPEC Test except its two POSTs (GETs too carry a Content-Type). */
 export const SPEC_HEADERS = {
@@ -22,7 +18,7 @@ export const SPEC_POST_HEADERS = {
   'Content-Type': 'application/json',
 } as const;
 
-/** What Okta's provisioning client sends on reads (research/conformance.md §2.2). */
+/** What Okta's provisioning client sends on reads. */
 export const CLIENT_HEADERS = {
   Accept: 'application/scim+json',
   'User-Agent': 'Okta SCIM Client 1.0.0',
@@ -35,8 +31,6 @@ export const CLIENT_WRITE_HEADERS = {
 } as const;
 
 export const CLIENT_JSON_HEADERS = { ...CLIENT_HEADERS, 'Content-Type': 'application/json' } as const;
-
-export const patchOp = (...Operations: unknown[]) => ({ schemas: [PATCH_OP], Operations });
 
 const digits = (n: number) => Array.from({ length: n }, () => String(randomInt(10))).join('');
 const letters = (n: number, from: string) =>

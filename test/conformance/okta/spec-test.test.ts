@@ -1,5 +1,5 @@
-// The Okta SCIM 2.0 SPEC Test (the Runscope/BlazeMeter test Okta asks OIN integrations to pass,
-// research/conformance.md §2.3), re-expressed against a live scimd: its 12 request steps in order, with
+// The Okta SCIM 2.0 SPEC Test (the Runscope/BlazeMeter test Okta asks OIN integrations to pass),
+// re-expressed against a live scimd: its 12 request steps in order, with
 // its headers and random values. Each step makes exactly Okta's assertions, counted by
 // expect.assertions(n); the comments keep the running total, which ends at Okta's 52. Where Okta only
 // checks "not empty" or "is a number" and the value is known here, the one assertion checks the exact
@@ -7,7 +7,7 @@
 import { performance } from 'node:perf_hooks';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useLiveServer } from '../live-server.js';
-import { ERROR, LIST, SPEC_HEADERS, SPEC_POST_HEADERS, specValues, USER } from './okta.js';
+import { LIST, SCIM_ERROR, SPEC_HEADERS, SPEC_POST_HEADERS, specValues, USER } from './okta.js';
 
 const live = useLiveServer();
 const v = specValues();
@@ -102,7 +102,7 @@ describe('Okta SCIM 2.0 SPEC Test', () => {
     const res = await get(`/Users/${v.userIdThatDoesNotExist}`);
     expect(res.status, res.text).toBe(404);
     expect(res.body?.detail).toEqual(NOT_EMPTY);
-    expect(res.body?.schemas).toEqual([ERROR]); // Okta: has the Error URN
+    expect(res.body?.schemas).toEqual([SCIM_ERROR]); // Okta: has the Error URN
   });
 
   it("5. Required Test: Make sure random user doesn't exist", async () => {
@@ -174,7 +174,7 @@ describe('Okta SCIM 2.0 SPEC Test', () => {
     expect(res.status, res.text).toBe(401);
     expect(res.body?.detail).toEqual(NOT_EMPTY);
     expect(res.body?.status).toBe('401');
-    expect(res.text).toContain(ERROR); // Okta: the body has the Error URN
+    expect(res.text).toContain(SCIM_ERROR); // Okta: the body has the Error URN
   });
 
   it('12. Required Test: Check status 404', async () => {
@@ -183,6 +183,6 @@ describe('Okta SCIM 2.0 SPEC Test', () => {
     expect(res.status, res.text).toBe(404);
     expect(res.body?.detail).toEqual(NOT_EMPTY);
     expect(res.body?.status).toBe('404');
-    expect(res.body?.schemas).toEqual([ERROR]); // Okta: has the Error URN
+    expect(res.body?.schemas).toEqual([SCIM_ERROR]); // Okta: has the Error URN
   });
 });

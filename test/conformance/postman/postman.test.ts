@@ -1,7 +1,7 @@
 // Microsoft's SCIM Postman collection against a live scimd on an empty organization. Every assertion
 // must pass except the listed deviations; each is a place where the collection contradicts RFC 7644
-// or DESIGN.md (research/conformance.md §3.1 lists the collection's known defects). A deviation that
-// starts passing fails the test too, so the list stays true.
+// or scimd's documented behaviour (README). A deviation that starts passing fails the test too, so
+// the list stays true.
 import { expect, it } from 'vitest';
 import { useLiveServer } from '../live-server.js';
 import { runCollection } from './run.js';
@@ -17,7 +17,7 @@ const EXPECTED_DEVIATIONS: Readonly<Record<string, string>> = {
     'scimd answers a user PATCH with 200 and the user, which RFC 7644 §3.5.2 allows and Okta and other checkers expect; 204 comes with Prefer: return=minimal.',
   'patch user omalley active with boolean :: Status code is 204': 'As above: 200 with the user.',
   'Group patch add member :: Status code is 204':
-    'It adds the member "string id 1", which is not a user of the organization: DESIGN.md requires 400 invalidValue.',
+    'It adds the member "string id 1", which is not a user of the organization: scimd answers 400 invalidValue.',
   'Group patch add member2 :: Status code is 204': 'As above, with "string id 2".',
 };
 
@@ -25,7 +25,7 @@ const live = useLiveServer();
 
 it('passes every assertion of the collection except the listed deviations', async () => {
   const result = await runCollection(live.origin, `/scim/v2/${live.orgId}`, live.token);
-  // 78 requests and 107 assertions without the Get Token folder (research §3.1).
+  // 78 requests and 107 assertions without the Get Token folder.
   expect(result.requests).toBe(78);
   expect(result.assertions).toBe(107);
   expect(

@@ -1,13 +1,11 @@
-// Runs Microsoft's SCIM Postman collection (MIT, ../shared/scim-conformance) with newman's Node API
-// against a live scimd, and reports every failed assertion as "request name :: assertion name".
+// Runs Microsoft's SCIM Postman collection (MIT, beside this file: see its README) with newman's
+// Node API against a live scimd, and reports every failed assertion as "request name :: assertion
+// name".
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import newman from 'newman';
 
-export const COLLECTION_PATH = resolve(
-  process.env.SCIM_CONFORMANCE_DIR ?? resolve(import.meta.dirname, '../../../../shared/scim-conformance'),
-  'AzureAD-SCIMReferenceCode.PostmanCollection.json',
-);
+const COLLECTION_PATH = resolve(import.meta.dirname, 'AzureAD-SCIMReferenceCode.PostmanCollection.json');
 
 interface Item {
   name: string;

@@ -1,5 +1,8 @@
-import type { Kysely, Selectable } from 'kysely';
+// SQL for SCIM tokens: what the admin API creates, lists and changes, what authentication looks up
+// and records, and the announcement of a change to other processes (auth-changes.ts).
+import { type Kysely, type Selectable, sql } from 'kysely';
 import { isUuid } from '../db/ids.js';
+import { param, statement } from '../db/statement.js';
 import type { DB, ScimTokensTable, TokenScope } from '../db/tables.js';
 
 /** A token as the admin API sees it: never the secret, never its hash. */
@@ -122,4 +125,67 @@ export async function updateToken(
     .returning(columns)
     .executeTakeFirstOrThrow();
   return rowToToken(row);
+}
+
+/** The organization's tokens whose secret starts with a prefix, with what a request needs of its organization. */
+const tokensByPrefix = statement((db) =>
+  db
+    .selectFrom('scim_tokens as t')
+    .innerJoin('orgs as o', 'o.id', 't.org_id')
+    .select([
+      't.id',
+      't.scopes',
+      't.secret_hash',
+      't.expires_at',
+      't.revoked_at',
+      't.last_used_at',
+      't.last_success_at',
+      'o.group_sync',
+      'o.deprovisioning',
+      'o.cursor_key',
+    ])
+    .where('t.org_id', '=', param('org'))
+    .where('t.prefix', '=', param('prefix')),
+);
+
+export type TokenCandidate = Awaited<ReturnType<typeof tokensByPrefix.run>>['rows'][number];
+
+/** The tokens one of which a presented secret may be: few, as prefixes rarely repeat. */
+export async function findTokensByPrefix(
+  db: Kysely<DB>,
+  orgId: string,
+  prefix: string,
+): Promise<TokenCandidate[]> {
+  return (await tokensByPrefix.run(db, { org: orgId, prefix })).rows;
+}
+
+/** A null leaves its column as it is. */
+const writeUse = statement((db) =>
+  db
+    .updateTable('scim_tokens')
+    .set({
+      last_used_at: sql<Date>`coalesce(${param<Date | null>('used')}, last_used_at)`,
+      last_success_at: sql<Date>`coalesce(${param<Date | null>('succeeded')}, last_success_at)`,
+    })
+    .where('org_id', '=', param('org'))
+    .where('id', '=', param('id')),
+);
+
+/** Records when a token was last used, and last used successfully (either may be left as it is). */
+export async function writeTokenUse(
+  db: Kysely<DB>,
+  orgId: string,
+  tokenId: string,
+  at: { used: Date | null; succeeded: Date | null },
+): Promise<void> {
+  await writeUse.run(db, { org: orgId, id: tokenId, ...at });
+}
+
+const notify = statement((db) =>
+  db.selectNoFrom(sql`pg_notify(${param('channel')}, ${param('payload')})`.as('sent')),
+);
+
+/** Sends `payload` on a Postgres channel when the transaction of `db` commits (at once outside one). */
+export async function notifyChannel(db: Kysely<DB>, channel: string, payload: string): Promise<void> {
+  await notify.run(db, { channel, payload });
 }

@@ -1,4 +1,4 @@
-// Small JSON helpers shared by validation, PATCH and the services.
+// Small JSON helpers shared by the filter evaluator, validation, PATCH and the services.
 
 export type Json = Record<string, unknown>;
 

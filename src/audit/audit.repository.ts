@@ -1,0 +1,107 @@
+// SQL for the audit log: the only module that builds queries on audit_events.
+import { type Kysely, sql } from 'kysely';
+import { param, StatementCache, statement, type Values } from '../db/statement.js';
+import type { DB } from '../db/tables.js';
+import { storableText } from '../db/text.js';
+import type { AuditEntry, AuditEvent, AuditQuery } from './audit.js';
+
+/**
+ * One entry's columns as parameters named `audit_*`, for a statement that writes the entry together
+ * with its change (the audited create of a user); auditValues gives their values.
+ */
+export const AUDIT_COLUMNS = {
+  org_id: param('audit_org'),
+  at: param<Date>('audit_at'),
+  actor: param('audit_actor'),
+  action: param('audit_action'),
+  resource_type: param<string | null>('audit_resource_type'),
+  resource_id: param<string | null>('audit_resource_id'),
+  status: param<number>('audit_status'),
+  request_id: param<string | null>('audit_request_id'),
+};
+
+/** The values of AUDIT_COLUMNS for an entry, its texts made storable (a decoded path can carry a NUL). */
+export function auditValues(entry: AuditEntry, at: Date): Values {
+  return {
+    audit_org: entry.orgId,
+    audit_at: at,
+    audit_actor: entry.actor,
+    audit_action: entry.action,
+    audit_resource_type: entry.resourceType ?? null,
+    audit_resource_id: entry.resourceId === undefined ? null : storableText(entry.resourceId.slice(0, 200)),
+    audit_status: entry.status,
+    audit_request_id: entry.requestId ?? null,
+  };
+}
+
+/** Any number of entries in one statement: one array parameter per column, rows in the order given. */
+const insertEntries = statement((db) =>
+  db
+    .insertInto('audit_events')
+    .columns(['org_id', 'at', 'actor', 'action', 'resource_type', 'resource_id', 'status', 'request_id'])
+    .expression(
+      sql`select org_id, at, actor, action, resource_type, resource_id, status, request_id
+        from unnest(${param('orgs')}::uuid[], ${param('ats')}::timestamptz[], ${param('actors')}::text[],
+          ${param('actions')}::text[], ${param('types')}::text[], ${param('ids')}::text[],
+          ${param('statuses')}::integer[], ${param('requests')}::text[])
+          with ordinality as e(org_id, at, actor, action, resource_type, resource_id, status, request_id, n)
+        order by n`,
+    ),
+);
+
+export async function insertAudit(
+  db: Kysely<DB>,
+  entries: readonly { readonly entry: AuditEntry; readonly at: Date }[],
+): Promise<void> {
+  const rows = entries.map(({ entry, at }) => auditValues(entry, at));
+  const column = (name: string) => rows.map((r) => r[name]);
+  await insertEntries.run(db, {
+    orgs: column('audit_org'),
+    ats: column('audit_at'),
+    actors: column('audit_actor'),
+    actions: column('audit_action'),
+    types: column('audit_resource_type'),
+    ids: column('audit_resource_id'),
+    statuses: column('audit_status'),
+    requests: column('audit_request_id'),
+  });
+}
+
+const listings = new StatementCache();
+
+/** Newest first; `nextBefore` continues the listing when there is more. */
+export async function listAudit(
+  db: Kysely<DB>,
+  orgId: string,
+  query: AuditQuery,
+): Promise<{ events: AuditEvent[]; nextBefore: string | undefined }> {
+  // One statement per combination of the conditions given (each can use the index).
+  const given = { before: query.before, resource: query.resourceId, since: query.since, until: query.until };
+  const key = Object.entries(given)
+    .filter(([, v]) => v !== undefined)
+    .map(([k]) => k)
+    .join(' ');
+  const listing = listings.get(key, (b) => {
+    let q = b.selectFrom('audit_events').selectAll().where('org_id', '=', param('org'));
+    if (given.before !== undefined) q = q.where('id', '<', param('before'));
+    if (given.resource !== undefined) q = q.where('resource_id', '=', param('resource'));
+    if (given.since !== undefined) q = q.where('at', '>=', param<Date>('since'));
+    if (given.until !== undefined) q = q.where('at', '<', param<Date>('until'));
+    return q.orderBy('id', 'desc').limit(param<number>('limit'));
+  });
+  const { rows } = await listing.run(db, { org: orgId, ...given, limit: query.limit + 1 });
+  const page = rows.slice(0, query.limit);
+  return {
+    events: page.map((r) => ({
+      id: String(r.id),
+      at: r.at.toISOString(),
+      actor: r.actor,
+      action: r.action,
+      resourceType: r.resource_type,
+      resourceId: r.resource_id,
+      status: r.status,
+      requestId: r.request_id,
+    })),
+    nextBefore: rows.length > query.limit ? String(page[page.length - 1]!.id) : undefined,
+  };
+}

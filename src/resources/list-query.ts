@@ -1,0 +1,206 @@
+// The list query every resource type shares: a filter (planned onto the table), an order by the
+// sort key then the id, an index (OFFSET) or cursor (keyset) page, and the total. Each repository
+// gives its filtered base query; the statement is built once per key (listKey), which one function
+// derives from what the SQL is built from, and run with the organization's, the filter's and the
+// page's values.
+import { type AliasedRawBuilder, type Compilable, type Kysely, type SelectQueryBuilder, sql } from 'kysely';
+import { param, type Statement, StatementCache } from '../db/statement.js';
+import type { DB } from '../db/tables.js';
+import { filterValues } from '../filter/compile.js';
+import { conditionKey, type FilterPlan } from '../filter/plan.js';
+import { KEYSET_PARAMETERS, keysetAfter, orderBy, type SortKey } from '../filter/sort.js';
+import type { CursorPosition } from './cursor.js';
+
+type PageRequest =
+  | { readonly kind: 'offset'; readonly offset: number; readonly limit: number }
+  /** Rows after `after` (before it when `backwards`) in the query's order; from the start when absent. */
+  | {
+      readonly kind: 'keyset';
+      readonly after: CursorPosition | undefined;
+      readonly backwards: boolean;
+      readonly limit: number;
+    };
+
+export interface ListQuery {
+  /** The filter laid onto the table; undefined lists everything. */
+  readonly filter: FilterPlan | undefined;
+  readonly sortKey: SortKey;
+  readonly descending: boolean;
+  readonly page: PageRequest;
+}
+
+export interface Listed<T> {
+  readonly item: T;
+  readonly id: string;
+  /** The row's sort key as text (null when it has none), on a cursor page, whose cursors carry it. */
+  readonly sortValue: string | null;
+}
+
+export interface ListResult<T> {
+  /** In display order. */
+  readonly items: Listed<T>[];
+  readonly total: number;
+  /** keyset: whether more rows lie beyond the page in the direction read. */
+  readonly more: boolean;
+}
+
+/**
+ * Pairs each item of a page with related rows read for the whole page in one query (a user's
+ * groups, a group's members), or with undefined when the response does not carry them.
+ */
+export async function withRelated<T, R>(
+  page: ListResult<T>,
+  load: ((ids: string[]) => Promise<Map<string, R>>) | undefined,
+): Promise<ListResult<{ item: T; related: R | undefined }>> {
+  const related = load ? await load(page.items.map((i) => i.id)) : undefined;
+  return {
+    ...page,
+    items: page.items.map((i) => ({ ...i, item: { item: i.item, related: related?.get(i.id) } })),
+  };
+}
+
+interface PagedRow {
+  id: string;
+  /** The sort key as text, for a cursor page's cursors; an index page does not select it. */
+  sort_value?: string | null;
+}
+
+/** The order a page is read in: reading backwards runs it in reverse (the caller turns the rows round). */
+function readsDescending(query: ListQuery): boolean {
+  return query.page.kind === 'keyset' && query.page.backwards ? !query.descending : query.descending;
+}
+
+/**
+ * Orders and pages the rows of `table`. A cursor page also selects the sort key as text, for its
+ * cursors; an index page does not (turning a timestamp into text is Postgres work an IdP's lookup
+ * would pay for nothing).
+ */
+export function pageRows<D, TB extends keyof D, O>(
+  rows: SelectQueryBuilder<D, TB, O>,
+  table: string,
+  query: ListQuery,
+) {
+  const { page, sortKey } = query;
+  const descending = readsDescending(query);
+  const order = orderBy(descending);
+  const id = sql.ref(`${table}.id`);
+  let paged = (
+    page.kind === 'keyset' ? rows.select(sql<string | null>`(${sortKey.expr})::text`.as('sort_value')) : rows
+  )
+    .select(sql`${sortKey.expr}`.as('sort_key'))
+    .orderBy(sql`${sortKey.expr} ${order.key}`)
+    .orderBy(sql`${id} ${order.id}`);
+  const limit = param<number>('limit');
+  if (page.kind === 'offset') return paged.offset(param<number>('offset')).limit(limit);
+  if (page.after) paged = paged.where(keysetAfter(sortKey, id, descending, page.after.value === null));
+  return paged.limit(limit);
+}
+
+/**
+ * Adds columns worked out per row of a page, such as a user's groups, once the page is cut: in the
+ * page query itself Postgres would compute them for every row that OFFSET skips or a sort reads.
+ * The page is read again in its own order (its sort key, then id), so nothing depends on how
+ * Postgres returns a subquery's rows. It returns the page's `kept` columns and (on a cursor page)
+ * `sort_value`, not the columns only the decorations or the order read (each column returned is
+ * parsed for every row).
+ */
+export function decoratePage<D>(
+  db: Kysely<D>,
+  // biome-ignore lint/suspicious/noExplicitAny: any paged query of pageRows, whatever it selects.
+  paged: SelectQueryBuilder<any, any, any>,
+  table: string,
+  query: ListQuery,
+  kept: readonly string[],
+  columns: readonly AliasedRawBuilder<unknown, string>[],
+) {
+  const order = orderBy(readsDescending(query));
+  // biome-ignore lint/suspicious/noExplicitAny: the page's columns are the caller's to type.
+  return (db as Kysely<any>)
+    .selectFrom(paged.as(table))
+    .select(
+      [...kept, ...(query.page.kind === 'keyset' ? ['sort_value'] : [])].map(
+        (column) => `${table}.${column}`,
+      ),
+    )
+    .select(columns)
+    .orderBy(sql`${sql.ref(`${table}.sort_key`)} ${order.key}`)
+    .orderBy(sql`${sql.ref(`${table}.id`)} ${order.id}`);
+}
+
+const statements = new StatementCache();
+
+/**
+ * The key of a list statement: everything its SQL is built from (the table, which of a repository's
+ * queries, the order, the paging and the filter's planned condition), none of its values.
+ */
+function listKey(table: string, variant: string, query: ListQuery): string {
+  const { page } = query;
+  const paging =
+    page.kind === 'offset'
+      ? 'offset'
+      : page.after === undefined
+        ? 'keyset'
+        : `keyset after ${page.after.value === null ? 'null' : 'value'}`;
+  const filter = query.filter ? conditionKey(query.filter.condition) : '';
+  return [table, variant, query.sortKey.name, readsDescending(query), paging, filter].join('\n');
+}
+
+/** A list statement of `table`, built by `build` the first time its key is seen. */
+export function listStatement<R>(
+  table: string,
+  variant: string,
+  query: ListQuery,
+  build: (db: Kysely<DB>) => Compilable<R>,
+): Statement<R> {
+  return statements.get(listKey(table, variant, query), build);
+}
+
+/** The values of a list statement: the organization's id (`org`), the filter's and the page's. */
+export function listValues(orgId: string, query: ListQuery): Record<string, unknown> {
+  const { page } = query;
+  return {
+    org: orgId,
+    ...(query.filter ? filterValues(query.filter) : {}),
+    // A keyset page reads one row more than it shows, to tell whether there is more.
+    limit: page.kind === 'offset' ? page.limit : page.limit + 1,
+    ...(page.kind === 'offset' ? { offset: page.offset } : {}),
+    ...(page.kind === 'keyset' && page.after
+      ? { [KEYSET_PARAMETERS.value]: page.after.value, [KEYSET_PARAMETERS.id]: page.after.id }
+      : {}),
+  };
+}
+
+/** Runs the count and the page together and shapes the result. */
+export async function collectPage<R extends PagedRow, T>(
+  db: Kysely<DB>,
+  orgId: string,
+  query: ListQuery,
+  countStatement: () => Statement<{ total: string | number | bigint }>,
+  pageStatement: () => Statement<R>,
+  toItem: (row: R) => T,
+): Promise<ListResult<T>> {
+  const values = listValues(orgId, query);
+  const total = async () => Number((await countStatement().run(db, values)).rows[0]!.total);
+  const rows = async () => (await pageStatement().run(db, values)).rows;
+  const { page } = query;
+  if (page.limit === 0) return { items: [], total: await total(), more: false };
+  const fromStart = page.kind === 'offset' ? page.offset === 0 : page.after === undefined;
+  let found: R[];
+  let count: number;
+  if (fromStart) {
+    // A page that starts at the beginning and ends before its limit is the whole result: its length
+    // is the total, and the count query is skipped (an IdP's userName lookup is exactly this).
+    found = await rows();
+    count = found.length < page.limit ? found.length : await total();
+  } else {
+    [count, found] = await Promise.all([total(), rows()]);
+  }
+  const more = page.kind === 'keyset' && found.length > page.limit;
+  const kept = more ? found.slice(0, page.limit) : found;
+  if (page.kind === 'keyset' && page.backwards) kept.reverse();
+  return {
+    items: kept.map((row) => ({ item: toItem(row), id: row.id, sortValue: row.sort_value ?? null })),
+    total: count,
+    more,
+  };
+}

@@ -1,0 +1,17 @@
+// What a user is once stored, as services and routes see it: no row types, no SQL.
+import type { ScimResource } from './validate.js';
+
+/** A group the user belongs to (RFC 7643 §4.1.2 `groups`). */
+export interface UserGroup {
+  readonly groupId: string;
+  readonly displayName: string;
+}
+
+export interface StoredUser {
+  readonly id: string;
+  readonly attributes: ScimResource;
+  readonly created: Date;
+  readonly lastModified: Date;
+  /** The user's groups in display order, read in the same statement; undefined when not asked for. */
+  readonly groups: readonly UserGroup[] | undefined;
+}

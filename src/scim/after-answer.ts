@@ -1,0 +1,39 @@
+// What a SCIM request records once its answer is settled, outside its transaction, and which nothing
+// here may change: the use of its token (at most once a minute), and the audit entry of a write that
+// did not commit (one that did was recorded with its change: audit/audited-write.ts). When the audit
+// log cannot be written (the database is what failed), the entry goes to the process log.
+import type { Middleware } from 'koa';
+import type { AuditEntry, AuditWriter } from '../audit/audit.js';
+import { writeEntry } from '../audit/audited-write.js';
+import { recordTokenUse } from '../auth/scim-auth.js';
+import type { Logger } from '../log.js';
+import type { ScimState } from './state.js';
+
+export function recordAfterAnswer(audit: AuditWriter, logger: Logger): Middleware<ScimState> {
+  const logUnwritten = (entry: AuditEntry, err?: unknown) =>
+    logger.error({ err, audit: entry, requestId: entry.requestId }, 'could not write an audit entry');
+
+  return async (ctx, next) => {
+    await next();
+    const state = ctx.state;
+    const succeeded = ctx.status < 400;
+    if (!state.token) {
+      // The database failed before the token could be checked: its actor is unknown.
+      if (state.write && ctx.status === 503)
+        logUnwritten(writeEntry(state, state.orgId, 'unverified token', 503));
+      return;
+    }
+    const tokenUse = recordTokenUse(state.db, state.token, succeeded, new Date())?.catch((err) =>
+      logger.warn({ err, requestId: state.requestId }, 'could not record the use of a token'),
+    );
+    let failedWrite: Promise<void> | undefined;
+    if (state.write && !state.auditRecorded) {
+      if (succeeded)
+        logger.error({ requestId: state.requestId }, 'a SCIM write succeeded without its audit entry');
+      const entry = writeEntry(state, state.org.id, `token:${state.tokenId}`, ctx.status);
+      failedWrite = audit.record(entry).catch((err) => logUnwritten(entry, err));
+    }
+    // A read that records nothing (nearly every one) finishes here without waiting on anything.
+    if (tokenUse || failedWrite) await Promise.all([tokenUse, failedWrite]);
+  };
+}

@@ -1,0 +1,22 @@
+// The organization's bearer token (auth/scim-auth.ts): 401 without one that belongs to it.
+import type { Middleware } from 'koa';
+import { authenticateScimRequest, type TokenChecks } from '../auth/scim-auth.js';
+import type { ScimState } from './state.js';
+
+export function authenticate(checks: TokenChecks): Middleware<ScimState> {
+  return async (ctx, next) => {
+    const state = ctx.state;
+    const token = await authenticateScimRequest(
+      state.db,
+      state.orgId,
+      ctx.get('authorization'),
+      new Date(),
+      checks,
+    );
+    state.token = token;
+    state.org = token.org;
+    state.tokenId = token.tokenId;
+    state.scopes = token.scopes;
+    await next();
+  };
+}

@@ -1,0 +1,33 @@
+// Every failure of a SCIM request as a SCIM error (RFC 7644 §3.12): its own status and scimType; a
+// database failure as 503 with Retry-After; anything else as a 500 that echoes nothing.
+import type { Middleware } from 'koa';
+import { databaseFailure, failureFields } from '../db/failures.js';
+import { SCIM_CONTENT_TYPE } from '../http/respond.js';
+import { ScimError, ServiceUnavailableError } from '../http/scim-errors.js';
+import type { Logger } from '../log.js';
+import type { ScimState } from './state.js';
+
+function scimErrorOf(error: unknown, logger: Logger, requestId: string): ScimError {
+  if (error instanceof ScimError) return error;
+  const failure = databaseFailure(error);
+  if (failure) {
+    logger.warn({ ...failureFields(error, failure), requestId }, 'database failure in SCIM request');
+    return new ServiceUnavailableError(failure.detail, failure.retryAfterSeconds);
+  }
+  logger.error({ err: error, requestId }, 'unhandled error in SCIM request');
+  return new ScimError(500, 'The service provider failed to process the request');
+}
+
+export function renderScimErrors(logger: Logger): Middleware<ScimState> {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (error) {
+      const scimError = scimErrorOf(error, logger, ctx.state.requestId);
+      ctx.status = scimError.status;
+      for (const [name, value] of Object.entries(scimError.headers)) ctx.set(name, value);
+      ctx.body = scimError.toJSON();
+      ctx.type = SCIM_CONTENT_TYPE;
+    }
+  };
+}

@@ -1,0 +1,60 @@
+// Everything under {PUBLIC_URL}/scim/v2/{orgId}: one middleware per job, in order, then the routes,
+// which match the path after the organization (scope.ts).
+import Router from '@koa/router';
+import type { Middleware } from 'koa';
+import compose from 'koa-compose';
+import type { AuditWriter } from '../audit/audit.js';
+import type { TokenChecks } from '../auth/scim-auth.js';
+import type { Database } from '../db/database.js';
+import { registerDiscoveryRoutes } from '../discovery/discovery.routes.js';
+import { NotImplementedError } from '../http/scim-errors.js';
+import type { Logger } from '../log.js';
+import { registerGroupRoutes } from '../resources/groups.routes.js';
+import { registerRootSearch } from '../resources/search.routes.js';
+import { registerUserRoutes } from '../resources/users.routes.js';
+import { recordAfterAnswer } from './after-answer.js';
+import { authenticate } from './authenticate.js';
+import { jsonBody } from './json-body.js';
+import { noRoute } from './no-route.js';
+import { renderScimErrors } from './render-errors.js';
+import { isScimPath, scimScope } from './scope.js';
+import type { ScimState } from './state.js';
+
+export interface ScimApiDeps {
+  readonly database: Pick<Database, 'forOrg'>;
+  readonly publicUrl: string;
+  readonly logger: Logger;
+  readonly tokenChecks: TokenChecks;
+  readonly audit: AuditWriter;
+}
+
+function buildRouter(): Router<ScimState> {
+  // Routes match case-insensitively and with or without a trailing slash (`/users`, `/Users/`): the
+  // Microsoft collection sends both.
+  const router = new Router<ScimState>({ sensitive: false, strict: false });
+  registerDiscoveryRoutes(router);
+  registerUserRoutes(router);
+  registerGroupRoutes(router);
+  registerRootSearch(router);
+  const notImplemented = (what: string) => () => {
+    throw new NotImplementedError(`${what} is not supported by this service provider`);
+  };
+  router.all('/Bulk', notImplemented('Bulk'));
+  router.all('/Me', notImplemented('/Me'));
+  return router;
+}
+
+export function scimApi(deps: ScimApiDeps): Middleware {
+  const router = buildRouter();
+  const chain = compose([
+    scimScope(deps.database, deps.publicUrl),
+    recordAfterAnswer(deps.audit, deps.logger),
+    renderScimErrors(deps.logger),
+    authenticate(deps.tokenChecks),
+    jsonBody(router),
+    router.routes() as Middleware<ScimState>,
+    noRoute(router),
+  ]);
+  // noRoute ends the chain: a path under the SCIM base URL goes no further.
+  return (ctx, next) => (isScimPath(ctx.path) ? chain(ctx as never, async () => {}) : next());
+}

@@ -1,0 +1,45 @@
+// The first middleware of a SCIM request: the organization its URL names, that organization's share
+// of the database pool (every query of the request runs in it), its base URL, and the write the
+// request makes, if any. The rest of the chain sees the path after the organization (`/Users/…`),
+// as a mounted Koa app does: its router matches short paths, not the base URL once per route.
+import type { Middleware } from 'koa';
+import { scimWriteOf } from '../audit/audited-write.js';
+import type { Database } from '../db/database.js';
+import { isUuid } from '../db/ids.js';
+import type { ScimState } from './state.js';
+
+const SCIM_PATH = /^\/scim\/v2\/([^/]+)(\/.*)?$/i;
+
+/** Whether a path is under an organization's SCIM base URL. */
+export function isScimPath(path: string): boolean {
+  return SCIM_PATH.test(path);
+}
+
+export function scimScope(database: Pick<Database, 'forOrg'>, publicUrl: string): Middleware<ScimState> {
+  return async (ctx, next) => {
+    const path = ctx.path;
+    const [, encoded, rest = ''] = SCIM_PATH.exec(path)!;
+    // A path that does not decode names no organization: no token can belong to it.
+    const orgId = safeDecode(encoded!) ?? '';
+    const state = ctx.state;
+    state.orgId = orgId;
+    // One share whatever the case of the id; a path that names no uuid never reaches the database.
+    state.db = database.forOrg(isUuid(orgId) ? orgId.toLowerCase() : '');
+    state.baseUrl = `${publicUrl}/scim/v2/${encodeURIComponent(orgId)}`;
+    state.write = scimWriteOf(ctx.method, rest);
+    ctx.path = rest || '/';
+    try {
+      await next();
+    } finally {
+      ctx.path = path;
+    }
+  };
+}
+
+function safeDecode(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,33 @@
+// What the middlewares of a SCIM request establish, in order (scim-api.ts): its scope (scope.ts),
+// then its token (authenticate.ts).
+import type { Kysely } from 'kysely';
+import type { ScimWrite } from '../audit/audited-write.js';
+import type { AuthenticatedToken } from '../auth/scim-auth.js';
+import type { DB, DeprovisioningMode, TokenScope } from '../db/tables.js';
+
+export interface OrgContext {
+  readonly id: string;
+  readonly groupSync: boolean;
+  readonly deprovisioning: DeprovisioningMode;
+  /** Signs the organization's paging cursors. */
+  readonly cursorKey: Buffer;
+}
+
+export interface ScimState {
+  requestId: string;
+  /** The organization the URL names (decoded; possibly none that exists). */
+  orgId: string;
+  /** The database within the organization's share of the pool: every query of the request. */
+  db: Kysely<DB>;
+  /** `{PUBLIC_URL}/scim/v2/{orgId}`: the organization's base URL, absolute. */
+  baseUrl: string;
+  /** The write to a user or a group this request makes, if it makes one (audited-write.ts). */
+  write: ScimWrite | undefined;
+  /** Set once the write's audit entry has committed with its change. */
+  auditRecorded?: boolean;
+  /** Set by authentication. */
+  token: AuthenticatedToken;
+  org: OrgContext;
+  tokenId: string;
+  scopes: readonly TokenScope[];
+}
