@@ -10,23 +10,45 @@ import { readConfig } from '../src/config.js';
 import { serve } from '../src/index.js';
 import { runModule } from './helpers/child-module.js';
 
-let dataDir: string;
-let running: Awaited<ReturnType<typeof serve>>;
-let port: number;
+interface Running {
+  dataDir: string;
+  port: number;
+  stop: () => Promise<void>;
+}
+const started: Running[] = [];
 
-beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'scimd-serve-'));
+/** serve() on PGlite in a fresh data directory, stopped and removed after the file's tests. */
+async function start(): Promise<Running> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'scimd-serve-'));
   const config = readConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
-  running = await serve(config);
-  port = (running.server.address() as AddressInfo).port;
-});
+  const server = await serve(config);
+  let stopping: Promise<void> | undefined;
+  const running = {
+    dataDir,
+    port: (server.server.address() as AddressInfo).port,
+    stop: () => {
+      stopping ??= server.stop();
+      return stopping;
+    },
+  };
+  started.push(running);
+  return running;
+}
 
 afterAll(async () => {
-  await running?.stop();
-  rmSync(dataDir, { recursive: true, force: true });
+  for (const running of started) {
+    await running.stop();
+    rmSync(running.dataDir, { recursive: true, force: true });
+  }
 });
 
-function call(method: string, path: string, headers: Record<string, string> = {}, body?: string) {
+function call(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+) {
   return new Promise<{ status: number; body: string }>((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, method, path, headers }, (res) => {
       let text = '';
@@ -39,20 +61,26 @@ function call(method: string, path: string, headers: Record<string, string> = {}
 }
 
 describe('serve', () => {
+  let running: Running;
+  beforeAll(async () => {
+    running = await start();
+  });
+
   it('answers /healthz and /readyz, and wrote the admin token file with mode 0600', async () => {
-    expect((await call('GET', '/healthz')).status).toBe(200);
-    expect((await call('GET', '/readyz')).status).toBe(200);
+    const { port, dataDir } = running;
+    expect((await call(port, 'GET', '/healthz')).status).toBe(200);
+    expect((await call(port, 'GET', '/readyz')).status).toBe(200);
     const tokenFile = join(dataDir, 'admin-token');
     expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
     const adminToken = readFileSync(tokenFile, 'utf8').trim();
-    const orgs = await call('GET', '/admin/v1/orgs', { Authorization: `Bearer ${adminToken}` });
+    const orgs = await call(port, 'GET', '/admin/v1/orgs', { Authorization: `Bearer ${adminToken}` });
     expect(orgs.status).toBe(200);
   });
 
   it('refuses a second process on the same PGlite directory with a clear message', () => {
     const child = runModule(
       "const { main } = await import('./src/cli.ts'); process.exitCode = await main(['migrate']);",
-      { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' },
+      { ...process.env, DATA_DIR: running.dataDir, DATABASE_URL: '' },
     );
     expect(child.status).toBe(1);
     expect(child.stderr).toMatch(/in use by another scimd process \(pid \d+\)/);
@@ -61,6 +89,8 @@ describe('serve', () => {
   });
 
   it('stops gracefully: an in-flight request finishes, then the port closes and the lock is released', async () => {
+    const running = await start();
+    const { port, dataDir } = running;
     const adminToken = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
     // Send the headers and half the body, stop the server, then send the rest.
     const body = JSON.stringify({ name: 'In flight' });
@@ -92,7 +122,7 @@ describe('serve', () => {
     let stopped: Promise<void> | undefined;
     expect(await inFlight).toBe(201);
     await stopped;
-    await expect(call('GET', '/healthz')).rejects.toThrow(/ECONNREFUSED/);
+    await expect(call(port, 'GET', '/healthz')).rejects.toThrow(/ECONNREFUSED/);
     expect(existsSync(join(dataDir, 'scimd.lock'))).toBe(false);
   });
 });

@@ -36,10 +36,22 @@ export interface LiveServer {
   scim(
     method: string,
     path: string,
-    options?: { headers?: Record<string, string>; body?: unknown; auth?: boolean | string },
+    options?: {
+      headers?: Record<string, string>;
+      body?: unknown;
+      auth?: boolean | string;
+      /** Another organization (from newTenant) to send to instead of the default one. */
+      tenant?: Tenant;
+    },
   ): Promise<LiveResponse>;
   /** Creates another organization (group sync on) and returns its base URL and a token. */
-  newTenant(): Promise<{ orgId: string; baseUrl: string; token: string }>;
+  newTenant(): Promise<Tenant>;
+}
+
+interface Tenant {
+  orgId: string;
+  baseUrl: string;
+  token: string;
 }
 
 async function send(url: string, init: RequestInit): Promise<LiveResponse> {
@@ -89,7 +101,7 @@ export function useLiveServer(): LiveServer {
       if (res.status >= 300) throw new Error(`admin ${method} ${path}: ${res.status} ${res.text}`);
       return res.body;
     };
-    const newTenant = async () => {
+    const newTenant = async (): Promise<Tenant> => {
       const org = await admin('POST', '/orgs', { name: 'Conformance', groupSync: true });
       const token = await admin('POST', `/orgs/${org.id}/tokens`, { name: 'idp' });
       return { orgId: org.id as string, baseUrl: org.scimBaseUrl as string, token: token.token as string };
@@ -102,16 +114,16 @@ export function useLiveServer(): LiveServer {
       newTenant,
       scim: (method, path, options = {}) => {
         const headers: Record<string, string> = {};
+        const to = options.tenant ?? tenant;
         const auth = options.auth ?? true;
-        if (auth !== false)
-          headers.Authorization = typeof auth === 'string' ? auth : `Bearer ${tenant.token}`;
+        if (auth !== false) headers.Authorization = typeof auth === 'string' ? auth : `Bearer ${to.token}`;
         let body: string | undefined;
         if (options.body !== undefined) {
           body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
           headers['Content-Type'] = 'application/scim+json';
         }
         Object.assign(headers, options.headers ?? {});
-        return send(`${tenant.baseUrl}${path}`, { method, headers, body });
+        return send(`${to.baseUrl}${path}`, { method, headers, body });
       },
     } satisfies Partial<LiveServer>);
   });

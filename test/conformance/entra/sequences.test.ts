@@ -1,9 +1,10 @@
 // The request sequences of Microsoft Entra ID's provisioning service, in the default PATCH dialect and with `?aadOptscim062020` in the Tenant URL: Test Connection,
 // a user from matching to hard delete over several cycles, and a group from matching to delete. Each
-// step is one test and builds on the ones before it, as a provisioning job does.
+// lifecycle is one test whose steps build on the ones before them, as a provisioning job does.
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { useLiveServer } from '../live-server.js';
+import { sequence } from '../sequence.js';
 import {
   dialect,
   ENTERPRISE,
@@ -89,17 +90,18 @@ describe.each(MODES)('Entra provisioning, %s mode', (mode) => {
   });
 
   describe('user lifecycle', () => {
+    const { step, run } = sequence();
     const userName = `Ana.Ruiz.${mode}@Corp.example`;
     const externalId = randomUUID();
     let id: string;
     let created: Json;
 
-    it('cycle 1: no user matches the userName, nor the externalId', async () => {
+    step('cycle 1: no user matches the userName, nor the externalId', async () => {
       expectEmptyList(await c.get(`/Users?${filterQuery(`userName eq "${userName}"`)}`));
       expectEmptyList(await c.get(`/Users?${filterQuery(`externalId eq "${externalId}"`)}`));
     });
 
-    it('cycle 1: POST /Users (nulls, meta, empty roles) → 201 with the id Entra caches', async () => {
+    step('cycle 1: POST /Users (nulls, meta, empty roles) → 201 with the id Entra caches', async () => {
       const res = await c.post('/Users', {
         schemas: [USER, ENTERPRISE],
         externalId,
@@ -139,7 +141,7 @@ describe.each(MODES)('Entra provisioning, %s mode', (mode) => {
       expect(res.headers.location).toBe(created.meta.location);
     });
 
-    it('cycle 2: the userName matches (in any case) and the cached id is read back', async () => {
+    step('cycle 2: the userName matches (in any case) and the cached id is read back', async () => {
       expect(expectOne(await c.get(`/Users?${filterQuery(`userName eq "${userName}"`)}`))).toEqual(created);
       expect(
         expectOne(await c.get(`/Users?${filterQuery(`userName eq "${userName.toLowerCase()}"`)}`)),
@@ -148,33 +150,36 @@ describe.each(MODES)('Entra provisioning, %s mode', (mode) => {
       expect(await getUser(c, id)).toEqual(created);
     });
 
-    it('cycle 2: PATCH the changed attributes (work email, family name, work address, department, nickName)', async () => {
-      const operations = [
-        ...d.update('replace', {
-          'emails[type eq "work"].value': 'ana.r@corp.example',
-          'name.familyName': 'Ruiz-Lopez',
-          // No work address yet: Entra expects the element to be created.
-          'addresses[type eq "work"].streetAddress': '12 Quay St',
-        }),
-        // Entra adds single-valued attributes.
-        ...d.update('add', { [`${ENTERPRISE}:department`]: 'Retail', nickName: 'Ani' }),
-      ];
-      expect(operations).toHaveLength(mode === 'flag' ? 4 : 5);
-      const user = await patchUser(c, id, operations);
-      expect(user).toEqual({
-        ...created,
-        emails: [{ primary: true, type: 'work', value: 'ana.r@corp.example' }],
-        name: { formatted: 'Ana Ruiz', familyName: 'Ruiz-Lopez', givenName: 'Ana' },
-        addresses: [{ type: 'work', streetAddress: '12 Quay St' }],
-        nickName: 'Ani',
-        [ENTERPRISE]: { department: 'Retail' },
-        meta: { ...created.meta, lastModified: expect.any(String) },
-      });
-      expect(Date.parse(user.meta.lastModified)).toBeGreaterThan(Date.parse(created.meta.lastModified));
-      created = user;
-    });
+    step(
+      'cycle 2: PATCH the changed attributes (work email, family name, work address, department, nickName)',
+      async () => {
+        const operations = [
+          ...d.update('replace', {
+            'emails[type eq "work"].value': 'ana.r@corp.example',
+            'name.familyName': 'Ruiz-Lopez',
+            // No work address yet: Entra expects the element to be created.
+            'addresses[type eq "work"].streetAddress': '12 Quay St',
+          }),
+          // Entra adds single-valued attributes.
+          ...d.update('add', { [`${ENTERPRISE}:department`]: 'Retail', nickName: 'Ani' }),
+        ];
+        expect(operations).toHaveLength(mode === 'flag' ? 4 : 5);
+        const user = await patchUser(c, id, operations);
+        expect(user).toEqual({
+          ...created,
+          emails: [{ primary: true, type: 'work', value: 'ana.r@corp.example' }],
+          name: { formatted: 'Ana Ruiz', familyName: 'Ruiz-Lopez', givenName: 'Ana' },
+          addresses: [{ type: 'work', streetAddress: '12 Quay St' }],
+          nickName: 'Ani',
+          [ENTERPRISE]: { department: 'Retail' },
+          meta: { ...created.meta, lastModified: expect.any(String) },
+        });
+        expect(Date.parse(user.meta.lastModified)).toBeGreaterThan(Date.parse(created.meta.lastModified));
+        created = user;
+      },
+    );
 
-    it('the manager is written in an extra update once the referenced user exists', async () => {
+    step('the manager is written in an extra update once the referenced user exists', async () => {
       const managerName = `Marta.Vidal.${mode}@Corp.example`;
       expectEmptyList(await c.get(`/Users?${filterQuery(`userName eq "${managerName}"`)}`));
       const res = await c.post('/Users', {
@@ -191,7 +196,7 @@ describe.each(MODES)('Entra provisioning, %s mode', (mode) => {
       created = user;
     });
 
-    it('soft delete: PATCH active false; the user stays visible by id and by filter', async () => {
+    step('soft delete: PATCH active false; the user stays visible by id and by filter', async () => {
       const user = await patchUser(c, id, [{ op: d.op('replace'), path: 'active', value: d.bool(false) }]);
       expect(user).toEqual({
         ...created,
@@ -207,13 +212,13 @@ describe.each(MODES)('Entra provisioning, %s mode', (mode) => {
       created = user;
     });
 
-    it('restore: PATCH active true', async () => {
+    step('restore: PATCH active true', async () => {
       const user = await patchUser(c, id, [{ op: d.op('replace'), path: 'active', value: d.bool(true) }]);
       expect(user.active).toBe(true);
       expect(expectOne(await c.get(`/Users?${filterQuery(`userName eq "${userName}"`)}`)).active).toBe(true);
     });
 
-    it('hard delete: DELETE → 204, then GET → 404 and DELETE → 404', async () => {
+    step('hard delete: DELETE → 204, then GET → 404 and DELETE → 404', async () => {
       const res = await c.delete(`/Users/${id}`);
       expect(res.status, res.text).toBe(204);
       expect(res.text).toBe('');
@@ -221,9 +226,12 @@ describe.each(MODES)('Entra provisioning, %s mode', (mode) => {
       expectScimError(await c.delete(`/Users/${id}`), 404);
       expectEmptyList(await c.get(`/Users?${filterQuery(`userName eq "${userName}"`)}`));
     });
+
+    it('runs from matching to hard delete, step by step', run);
   });
 
   describe('group lifecycle', () => {
+    const { step, run } = sequence();
     const match = (displayName: string) =>
       c.get(`/Groups?excludedAttributes=members&${filterQuery(`displayName eq "${displayName}"`)}`);
     const externalId = randomUUID();
@@ -231,15 +239,18 @@ describe.each(MODES)('Entra provisioning, %s mode', (mode) => {
     let created: Json;
     const members: Json[] = [];
 
-    it('GET /Groups?excludedAttributes=members&filter=displayName+eq+%22Finance%22 → no match', async () => {
-      const res = await match('Finance');
-      expect(res.target).toMatch(
-        /\/Groups\?excludedAttributes=members&filter=displayName\+eq\+%22Finance%22/,
-      );
-      expectEmptyList(res);
-    });
+    step(
+      'GET /Groups?excludedAttributes=members&filter=displayName+eq+%22Finance%22 → no match',
+      async () => {
+        const res = await match('Finance');
+        expect(res.target).toMatch(
+          /\/Groups\?excludedAttributes=members&filter=displayName\+eq\+%22Finance%22/,
+        );
+        expectEmptyList(res);
+      },
+    );
 
-    it('POST /Groups without members, with the Microsoft schema URN and meta → 201', async () => {
+    step('POST /Groups without members, with the Microsoft schema URN and meta → 201', async () => {
       const res = await c.post('/Groups', {
         schemas: [GROUP, MS_GROUP],
         externalId,
@@ -268,7 +279,7 @@ describe.each(MODES)('Entra provisioning, %s mode', (mode) => {
       expect(expectOne(await match('Finance'))).toEqual(lean);
     });
 
-    it('PATCH Add members, several in one operation, each {"$ref": null, "value": id}', async () => {
+    step('PATCH Add members, several in one operation, each {"$ref": null, "value": id}', async () => {
       for (const name of ['Bo Lind', 'Cy Moor', 'Di Nash']) {
         const res = await c.post('/Users', {
           schemas: [USER],
@@ -292,23 +303,26 @@ describe.each(MODES)('Entra provisioning, %s mode', (mode) => {
       expect([...group.members].sort(byValue)).toEqual([...members].sort(byValue));
     });
 
-    it(`PATCH Remove one member (${mode === 'flag' ? 'members[value eq "id"]' : 'Remove members with a value list'}): only it leaves`, async () => {
-      const [leaving, ...staying] = members;
-      await patchGroup(c, id, d.removeMembers([leaving.value]));
-      const group = await getGroup(c, id);
-      expect([...group.members].sort(byValue)).toEqual([...staying].sort(byValue));
-      const left = await c.get(`/Users/${leaving.value}`);
-      expect(left.status).toBe(200);
-      expect(left.body.groups).toBeUndefined();
-    });
+    step(
+      `PATCH Remove one member (${mode === 'flag' ? 'members[value eq "id"]' : 'Remove members with a value list'}): only it leaves`,
+      async () => {
+        const [leaving, ...staying] = members;
+        await patchGroup(c, id, d.removeMembers([leaving.value]));
+        const group = await getGroup(c, id);
+        expect([...group.members].sort(byValue)).toEqual([...staying].sort(byValue));
+        const left = await c.get(`/Users/${leaving.value}`);
+        expect(left.status).toBe(200);
+        expect(left.body.groups).toBeUndefined();
+      },
+    );
 
-    it('PATCH Add externalId (a single-valued attribute, as Entra adds it)', async () => {
+    step('PATCH Add externalId (a single-valued attribute, as Entra adds it)', async () => {
       const next = randomUUID();
       await patchGroup(c, id, d.update('add', { externalId: next }));
       expect((await getGroup(c, id, '?excludedAttributes=members')).externalId).toBe(next);
     });
 
-    it(`rename: ${mode === 'flag' ? 'pathless replace' : 'Replace displayName'}`, async () => {
+    step(`rename: ${mode === 'flag' ? 'pathless replace' : 'Replace displayName'}`, async () => {
       const operations = d.update('replace', { displayName: 'Finance EMEA' });
       expect(operations).toEqual([
         mode === 'flag'
@@ -320,7 +334,7 @@ describe.each(MODES)('Entra provisioning, %s mode', (mode) => {
       expect(expectOne(await match('Finance EMEA')).id).toBe(id);
     });
 
-    it('GET /Groups/{id}?excludedAttributes=members → no members key', async () => {
+    step('GET /Groups/{id}?excludedAttributes=members → no members key', async () => {
       const group = await getGroup(c, id, '?excludedAttributes=members');
       expect(Object.keys(group)).not.toContain('members');
       expect(group).toEqual({
@@ -334,12 +348,14 @@ describe.each(MODES)('Entra provisioning, %s mode', (mode) => {
       expect((await getGroup(c, id)).members).toHaveLength(2);
     });
 
-    it('DELETE /Groups/{id} → 204, then GET → 404', async () => {
+    step('DELETE /Groups/{id} → 204, then GET → 404', async () => {
       const res = await c.delete(`/Groups/${id}`);
       expect(res.status, res.text).toBe(204);
       expect(res.text).toBe('');
       expectScimError(await c.get(`/Groups/${id}`), 404);
       expectEmptyList(await match('Finance EMEA'));
     });
+
+    it('runs from matching to delete, step by step', run);
   });
 });

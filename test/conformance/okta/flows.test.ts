@@ -1,10 +1,11 @@
 // Okta's provisioning flows against a live scimd, request by request as Okta's client sends them:
 // import paging, the existence check before a create, create,
 // profile push by PUT, deactivation and reactivation by a pathless PATCH, Push Groups, and unassignment
-// (Okta never deletes a user). The describes share one organization and run in file order; the import
-// comes first because it counts every user of the organization.
+// (Okta never deletes a user). The import runs in an organization of its own, since it counts every
+// user; Push Groups is one sequence of steps on one group.
 import { describe, expect, it } from 'vitest';
 import { type LiveResponse, useLiveServer } from '../live-server.js';
+import { sequence } from '../sequence.js';
 import {
   CLIENT_HEADERS,
   CLIENT_JSON_HEADERS,
@@ -89,13 +90,14 @@ const listSummary = (body: Json) => ({
 
 describe('(a) import: GET /Users?startIndex=N&count=100, startIndex += 100', () => {
   it('returns every one of 250 users exactly once, in a stable order, with integer paging fields', async () => {
+    const tenant = await live.newTenant();
+    const read = (path: string) => live.scim('GET', path, { headers: CLIENT_HEADERS, tenant });
     const created: string[] = [];
     for (let i = 0; i < 250; i++) {
       const n = String(i).padStart(3, '0');
-      const body = await createOktaUser(
-        oktaUser(`import.${n}@corp.example`, 'Import', `User${n}`, `00uimp${n}`),
-      );
-      created.push(body.id);
+      const sent = oktaUser(`import.${n}@corp.example`, 'Import', `User${n}`, `00uimp${n}`);
+      const res = await live.scim('POST', '/Users', { headers: CLIENT_JSON_HEADERS, body: sent, tenant });
+      created.push(ok(res, 201).id);
     }
 
     const importAll = async () => {
@@ -174,13 +176,14 @@ describe('(c) create: POST /Users with the body Okta sends', () => {
   });
 
   it('answers 409 with a SCIM error when the userName exists in another case', async () => {
-    const sent = oktaUser('Ana.Silva@Corp.Example', 'Ana', 'Silva', '00u1ab2CD3ef4GH5ij7');
+    await createOktaUser(oktaUser('ana.santos@corp.example', 'Ana', 'Santos', '00u1ab2CD3ef4GH5ij6'));
+    const sent = oktaUser('Ana.Santos@Corp.Example', 'Ana', 'Santos', '00u1ab2CD3ef4GH5ij7');
     const res = await write('POST', '/Users', sent, CLIENT_JSON_HEADERS);
     expect(res.status, res.text).toBe(409);
     expect(res.headers.get('content-type')).toBe('application/scim+json');
     expect(res.body).toMatchObject({ schemas: [SCIM_ERROR], status: '409', scimType: 'uniqueness' });
     expect(res.body.detail).toMatch(/\S/);
-    expect(ok(await existenceCheck('ana.silva@corp.example'), 200).totalResults).toBe(1);
+    expect(ok(await existenceCheck('ana.santos@corp.example'), 200).totalResults).toBe(1);
   });
 });
 
@@ -260,6 +263,7 @@ describe('(e) deactivate and reactivate: PATCH {"op":"replace","value":{"active"
 });
 
 describe('(f) Push Groups', () => {
+  const { step, run } = sequence();
   let gid: string;
   let group: Json;
   const u: Record<'u3' | 'u5' | 'u9', string> = { u3: '', u5: '', u9: '' };
@@ -281,7 +285,7 @@ describe('(f) Push Groups', () => {
     return res;
   };
 
-  it('POST /Groups {displayName, members: []} → 201 with the group', async () => {
+  step('POST /Groups {displayName, members: []} → 201 with the group', async () => {
     u.u3 = (await createOktaUser(oktaUser('kim@corp.example', 'Kim', 'Park', '00ugrp0003'))).id;
     u.u5 = (await createOktaUser(oktaUser('noor@corp.example', 'Noor', 'Aziz', '00ugrp0005'))).id;
     u.u9 = (await createOktaUser(oktaUser('lee@corp.example', 'Lee', 'Chen', '00ugrp0009'))).id;
@@ -305,7 +309,7 @@ describe('(f) Push Groups', () => {
     expect(res.headers.get('location')).toBe(groupLocation(gid));
   });
 
-  it('GET /Groups?startIndex=1&count=100 lists it', async () => {
+  step('GET /Groups?startIndex=1&count=100 lists it', async () => {
     const body = ok(await read('/Groups?startIndex=1&count=100'), 200);
     expect(body).toEqual({
       schemas: [LIST],
@@ -317,7 +321,7 @@ describe('(f) Push Groups', () => {
     expect(ok(await read(`/Groups/${gid}`), 200)).toEqual(group);
   });
 
-  it('renames with the pathless replace that repeats the id', async () => {
+  step('renames with the pathless replace that repeats the id', async () => {
     await patchGroup({ op: 'replace', value: { id: gid, displayName: 'Eng Team' } });
     const body = ok(await read(`/Groups/${gid}`), 200);
     expect(body.id).toBe(gid);
@@ -325,7 +329,7 @@ describe('(f) Push Groups', () => {
     expect(body.members).toEqual([]);
   });
 
-  it('pushes membership changes: remove members[value eq "u9"] and add u3 with its display', async () => {
+  step('pushes membership changes: remove members[value eq "u9"] and add u3 with its display', async () => {
     await patchGroup({
       op: 'add',
       path: 'members',
@@ -347,7 +351,7 @@ describe('(f) Push Groups', () => {
     );
   });
 
-  it('pushes the whole member list with replace members', async () => {
+  step('pushes the whole member list with replace members', async () => {
     await patchGroup({
       op: 'replace',
       path: 'members',
@@ -361,14 +365,14 @@ describe('(f) Push Groups', () => {
     );
   });
 
-  it('empties the group with the pathless {"members": []}', async () => {
+  step('empties the group with the pathless {"members": []}', async () => {
     await patchGroup({ op: 'replace', value: { members: [] } });
     const body = ok(await read(`/Groups/${gid}`), 200);
     expect(body.members).toEqual([]);
     expect(body.displayName).toBe('Eng Team');
   });
 
-  it('DELETE /Groups/{id} → 204, then 404; its users stay', async () => {
+  step('DELETE /Groups/{id} → 204, then 404; its users stay', async () => {
     const res = await live.scim('DELETE', `/Groups/${gid}`, { headers: CLIENT_HEADERS });
     expect(res.status, res.text).toBe(204);
     expect(res.text).toBe('');
@@ -377,6 +381,8 @@ describe('(f) Push Groups', () => {
     expect(gone.body).toMatchObject({ schemas: [SCIM_ERROR], status: '404' });
     for (const id of Object.values(u)) expect((await read(`/Users/${id}`)).status).toBe(200);
   });
+
+  it('creates, lists, renames, changes members of and deletes one group, step by step', run);
 });
 
 describe('(g) unassignment: Okta never deletes a user', () => {
