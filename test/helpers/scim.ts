@@ -2,6 +2,9 @@
 import type supertest from 'supertest';
 import { expect } from 'vitest';
 
+// biome-ignore lint/suspicious/noExplicitAny: response bodies are JSON
+export type Json = any;
+
 export const SCIM_JSON = 'application/scim+json';
 
 export const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';

@@ -1,0 +1,273 @@
+// Group members over HTTP on a real database: members must be users of the same organization that
+// are not deprovisioned, and a user's read-only groups attribute.
+import { randomUUID } from 'node:crypto';
+import type supertest from 'supertest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  createGroup,
+  createUser,
+  createUsers,
+  getGroup,
+  groupCalls,
+  memberIds,
+  unique,
+} from '../helpers/groups.js';
+import { type Harness, type Tenant, useHarness } from '../helpers/harness.js';
+import { expectScimError, GROUP, type Json, patchOp, USER } from '../helpers/scim.js';
+
+let harness: Harness;
+/** Group sync on: the tenant most tests use. */
+let t: Tenant;
+const { groupTenant } = groupCalls(() => harness);
+useHarness(async (h) => {
+  harness = h;
+  t = await groupTenant();
+});
+
+describe('members must be users of this organization', () => {
+  let otherOrgUser: string;
+  let someGroup: string;
+  let deprovisioned: string;
+  beforeAll(async () => {
+    const other = await groupTenant();
+    otherOrgUser = await createUser(other);
+    someGroup = (await createGroup(t, { displayName: unique('A group as member') })).id;
+    // A user kept for the product after deprovisioning (the `deactivate` mode), set up directly.
+    deprovisioned = await createUser(t);
+    await harness.database.db
+      .updateTable('users')
+      .set({ deprovisioned_at: new Date(), active: false })
+      .where('org_id', '=', t.orgId)
+      .where('id', '=', deprovisioned)
+      .execute();
+  });
+
+  /** Each case: the bad member entries, and the ids the error detail must name. */
+  const BAD: [string, () => { entries: Json[]; named: string[] }][] = [
+    [
+      'a random uuid',
+      () => {
+        const id = randomUUID();
+        return { entries: [{ value: id }], named: [id] };
+      },
+    ],
+    ['a value that is not a uuid', () => ({ entries: [{ value: 'not-a-uuid' }], named: ['not-a-uuid'] })],
+    ['a user of another organization', () => ({ entries: [{ value: otherOrgUser }], named: [otherOrgUser] })],
+    ['a group id', () => ({ entries: [{ value: someGroup }], named: [someGroup] })],
+    ['a deprovisioned user', () => ({ entries: [{ value: deprovisioned }], named: [deprovisioned] })],
+    [
+      'a group id typed "Group"',
+      () => ({ entries: [{ value: someGroup, type: 'Group' }], named: [someGroup] }),
+    ],
+    [
+      'two bad ids at once',
+      () => {
+        const id = randomUUID();
+        return { entries: [{ value: id }, { value: otherOrgUser }], named: [id, otherOrgUser] };
+      },
+    ],
+  ];
+
+  function expectNamed(res: supertest.Response, named: string[]) {
+    expectScimError(res, 400, 'invalidValue');
+    for (const id of named) expect(res.body.detail).toContain(id);
+  }
+
+  it.each(BAD)('POST with %s: 400 invalidValue naming it, no group created', async (_, bad) => {
+    const { entries, named } = bad();
+    const good = await createUser(t);
+    const name = unique('Refused create');
+    const res = await t.post('/Groups', {
+      schemas: [GROUP],
+      displayName: name,
+      members: [{ value: good }, ...entries],
+    });
+    expectNamed(res, named);
+    expect(res.body.detail).not.toContain(good);
+    const list = (await t.get(`/Groups?filter=${encodeURIComponent(`displayName eq "${name}"`)}`).expect(200))
+      .body;
+    expect(list.totalResults).toBe(0);
+    // The name is still free.
+    await createGroup(t, { displayName: name });
+  });
+
+  it.each(BAD)('PATCH add with %s among valid ones: 400, membership unchanged', async (_, bad) => {
+    const { entries, named } = bad();
+    const [kept, added] = await createUsers(t, 2);
+    const group = await createGroup(t, { displayName: unique('Refused patch'), members: [{ value: kept }] });
+    const res = await t.patch(
+      `/Groups/${group.id}`,
+      patchOp({ op: 'Add', path: 'members', value: [{ $ref: null, value: added }, ...entries] }),
+    );
+    expectNamed(res, named);
+    expect(await getGroup(t, group.id)).toEqual(group);
+  });
+
+  it.each(BAD)('PATCH replace members with %s: 400, membership unchanged', async (_, bad) => {
+    const { entries, named } = bad();
+    const [kept, added] = await createUsers(t, 2);
+    const group = await createGroup(t, {
+      displayName: unique('Refused replace'),
+      members: [{ value: kept }],
+    });
+    const res = await t.patch(
+      `/Groups/${group.id}`,
+      patchOp({ op: 'replace', path: 'members', value: [{ value: added }, ...entries] }),
+    );
+    expectNamed(res, named);
+    expect(await getGroup(t, group.id)).toEqual(group);
+  });
+
+  it.each(BAD)('PUT with %s: 400, group unchanged', async (_, bad) => {
+    const { entries, named } = bad();
+    const [kept, added] = await createUsers(t, 2);
+    const group = await createGroup(t, {
+      displayName: unique('Refused put'),
+      externalId: 'before',
+      members: [{ value: kept }],
+    });
+    const res = await t.put(`/Groups/${group.id}`, {
+      schemas: [GROUP],
+      displayName: unique('Renamed by refused put'),
+      members: [{ value: added }, ...entries],
+    });
+    expectNamed(res, named);
+    expect(await getGroup(t, group.id)).toEqual(group);
+  });
+
+  it('refuses the Microsoft bare-string member shape for an id that is not a user', async () => {
+    const group = await createGroup(t, { displayName: unique('Bare refused') });
+    const res = await t.patch(
+      `/Groups/${group.id}`,
+      patchOp({ op: 'add', path: 'members', value: 'not-a-uuid' }),
+    );
+    expectNamed(res, ['not-a-uuid']);
+    expect(await getGroup(t, group.id)).toEqual(group);
+  });
+});
+
+describe('User.groups', () => {
+  let user: string;
+  let alpha: Json;
+  let beta: Json;
+  beforeAll(async () => {
+    user = await createUser(t, { userName: unique('grouped') });
+    alpha = await createGroup(t, { displayName: unique('Alpha') });
+    beta = await createGroup(t, { displayName: unique('Beta'), members: [{ value: user }] });
+    await t
+      .patch(`/Groups/${alpha.id}`, patchOp({ op: 'add', path: 'members', value: [{ value: user }] }))
+      .expect(204);
+  });
+
+  const entry = (group: Json) => ({
+    value: group.id,
+    $ref: `${t.baseUrl}/Groups/${group.id}`,
+    display: group.displayName,
+    type: 'direct',
+  });
+  const byValue = (a: { value: string }, b: { value: string }) => a.value.localeCompare(b.value);
+  const groupsOf = async (id: string, query = '') =>
+    ((await t.get(`/Users/${id}${query}`).expect(200)).body.groups ?? []).sort(byValue);
+
+  it('shows the groups of a user on GET /Users/{id} and in lists', async () => {
+    expect(await groupsOf(user)).toEqual([entry(alpha), entry(beta)].sort(byValue));
+    const listed = (await t.get(`/Users?filter=${encodeURIComponent(`id eq "${user}"`)}`).expect(200)).body
+      .Resources[0];
+    expect([...listed.groups].sort(byValue)).toEqual([entry(alpha), entry(beta)].sort(byValue));
+  });
+
+  it('shows no groups for a user in none', async () => {
+    const loner = await createUser(t);
+    expect(await groupsOf(loner)).toEqual([]);
+  });
+
+  it('follows a rename of the group and a removal', async () => {
+    const u = await createUser(t);
+    const g = await createGroup(t, { displayName: unique('Before rename'), members: [{ value: u }] });
+    const renamed = unique('After rename');
+    await t
+      .patch(`/Groups/${g.id}`, patchOp({ op: 'replace', path: 'displayName', value: renamed }))
+      .expect(204);
+    expect(await groupsOf(u)).toEqual([entry({ id: g.id, displayName: renamed })]);
+    await t.patch(`/Groups/${g.id}`, patchOp({ op: 'remove', path: `members[value eq "${u}"]` })).expect(204);
+    expect(await groupsOf(u)).toEqual([]);
+  });
+
+  it.each([
+    ['groups.value eq "<g>"', (g: string) => `groups.value eq "${g}"`],
+    ['groups[value eq "<g>"]', (g: string) => `groups[value eq "${g}"]`],
+  ])('filters users with %s', async (_, f) => {
+    const other = await createUser(t);
+    const res = (await t.get(`/Users?filter=${encodeURIComponent(f(beta.id))}`).expect(200)).body;
+    const ids = res.Resources.map((r: { id: string }) => r.id);
+    expect(ids).toEqual([user]);
+    expect(ids).not.toContain(other);
+    expect(
+      (await t.get(`/Users?filter=${encodeURIComponent(f(randomUUID()))}`).expect(200)).body.totalResults,
+    ).toBe(0);
+  });
+
+  it('omits groups with excludedAttributes=groups and with attributes=userName', async () => {
+    const lean = (await t.get(`/Users/${user}?excludedAttributes=groups`).expect(200)).body;
+    expect(lean).not.toHaveProperty('groups');
+    expect(lean.id).toBe(user);
+    const only = (await t.get(`/Users/${user}?attributes=userName`).expect(200)).body;
+    expect(only).not.toHaveProperty('groups');
+    const listed = (
+      await t
+        .get(`/Users?excludedAttributes=groups&filter=${encodeURIComponent(`id eq "${user}"`)}`)
+        .expect(200)
+    ).body.Resources[0];
+    expect(listed).not.toHaveProperty('groups');
+  });
+
+  // Okta's read-only `groups` in POST/PUT bodies and in pathless
+  // PATCH values are ignored. A PATCH whose *path* names `groups` may instead get 400 mutability
+  // (RFC 7644 §3.5.2); either way, memberships never change through a user.
+  it('ignores groups sent in POST, PUT and PATCH of a user', async () => {
+    const gamma = await createGroup(t, { displayName: unique('Gamma') });
+    const delta = await createGroup(t, { displayName: unique('Delta') });
+    const created = await t
+      .post('/Users', {
+        schemas: [USER],
+        userName: unique('sneaky'),
+        groups: [{ value: gamma.id, display: 'x' }],
+      })
+      .expect(201);
+    const id = created.body.id as string;
+    expect(created.body.groups ?? []).toEqual([]);
+    expect(await memberIds(t, gamma.id)).toEqual([]);
+
+    // A member of delta: PUT with other groups, or none, keeps exactly delta.
+    await t
+      .patch(`/Groups/${delta.id}`, patchOp({ op: 'add', path: 'members', value: [{ value: id }] }))
+      .expect(204);
+    const current = (await t.get(`/Users/${id}`).expect(200)).body;
+    const put = await t.put(`/Users/${id}`, { ...current, groups: [{ value: gamma.id }] }).expect(200);
+    expect(put.body.groups).toEqual([entry(delta)]);
+    await t.put(`/Users/${id}`, { ...current, groups: [] }).expect(200);
+    expect(await groupsOf(id)).toEqual([entry(delta)]);
+
+    for (const op of [
+      { op: 'replace', value: { groups: [{ value: gamma.id }] } },
+      { op: 'add', value: { displayName: 'Sneaky', groups: [] } },
+    ]) {
+      const res = await t.patch(`/Users/${id}`, patchOp(op));
+      expect(res.status, `${JSON.stringify(op)}: ${res.text}`).toBe(200);
+      // The response carries the memberships too, whether or not the PATCH changed the user.
+      expect(res.body.groups).toEqual([entry(delta)]);
+      expect(await groupsOf(id)).toEqual([entry(delta)]);
+    }
+    for (const op of [
+      { op: 'add', path: 'groups', value: [{ value: gamma.id }] },
+      { op: 'remove', path: 'groups' },
+      { op: 'replace', path: 'groups', value: [] },
+    ]) {
+      const res = await t.patch(`/Users/${id}`, patchOp(op));
+      if (res.status >= 300) expectScimError(res, 400, 'mutability');
+      else expect(res.status, `${JSON.stringify(op)}: ${res.text}`).toBe(200);
+      expect(await groupsOf(id)).toEqual([entry(delta)]);
+    }
+    expect(await memberIds(t, gamma.id)).toEqual([]);
+  });
+});
