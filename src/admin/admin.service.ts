@@ -164,8 +164,8 @@ async function getToken(db: Kysely<DB>, orgId: string, tokenId: string): Promise
 const conflict = (message: string) => new AdminError(409, 'conflict', message);
 
 /**
- * Rotation (product spec: configure the replacement, confirm a successful synchronization, then
- * revoke the old token): a new token with the same name, scopes and lifetime. The old one keeps
+ * Rotation, in the order an IdP allows it (configure the replacement, confirm a successful
+ * synchronization, then revoke the old token): a new token with the same name, scopes and lifetime. The old one keeps
  * working until it is revoked, or for `overlapSeconds` when given, after which it expires.
  */
 export async function rotateToken(

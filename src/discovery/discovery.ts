@@ -14,7 +14,7 @@ export function serviceProviderConfig(baseUrl: string): ScimResource {
     schemas: [SPC_SCHEMA_URN],
     documentationUri: 'https://www.rfc-editor.org/rfc/rfc7644',
     patch: { supported: capabilities.patch },
-    // The product spec: bulk, password changes and ETags are not advertised. Every field is still
+    // Bulk, password changes and ETags are not supported, so not advertised. Every field is still
     // filled, because some checkers read maxOperations and maxPayloadSize regardless.
     bulk: { supported: false, maxOperations: 0, maxPayloadSize: 0 },
     filter: { supported: capabilities.filter, maxResults: capabilities.maxPageSize },

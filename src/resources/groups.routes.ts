@@ -13,7 +13,7 @@ import { search } from './search.service.js';
 
 export const GROUP_SYNC_DISABLED = 'Group synchronization is disabled for this organization';
 
-/** While the organization's groupSync is off, every group operation is 403 (product spec, SCIM rule 2). */
+/** Groups are opt-in per organization: while its groupSync is off, every group operation is 403. */
 const requireGroupSync: RouterMiddleware<ScimState> = async (ctx, next) => {
   if (!ctx.state.org.groupSync) throw new ForbiddenError(GROUP_SYNC_DISABLED);
   await next();

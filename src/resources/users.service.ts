@@ -27,7 +27,7 @@ export const userType = resourceTypes.User;
 const groupsAttribute = findAttribute(topLevelAttributes(userType), 'groups')!;
 const GROUPS_HIDDEN: ReadonlySet<AttributeDef> = new Set([groupsAttribute]);
 
-/** Whether a token may see which groups a user is in (product spec: scopes limit resource types). */
+/** Whether a token may see which groups a user is in (a token's scopes limit the resource types it sees). */
 function mayReadGroups(scopes: readonly TokenScope[]): boolean {
   return scopes.includes('groups');
 }
@@ -138,7 +138,7 @@ export async function patchUser(
 }
 
 /**
- * DELETE applies the organization's deprovisioning mode (product spec). In every mode the SCIM view
+ * DELETE applies the organization's deprovisioning mode. In every mode the SCIM view
  * answers 404 for the id afterwards, the user leaves every group (in this transaction), and its
  * userName can be provisioned again.
  */
