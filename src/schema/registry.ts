@@ -75,12 +75,12 @@ export function findSchema(urn: string): SchemaDef | undefined {
  * projection. Other objects that never change (a table's storage mapping) use it too.
  */
 export function derivedOnce<K extends object, V>(derive: (key: K) => V): (key: K) => V {
-  const known = new WeakMap<K, V>();
+  const cache = new WeakMap<K, V>();
   return (key) => {
-    let value = known.get(key);
+    let value = cache.get(key);
     if (value === undefined) {
       value = derive(key);
-      known.set(key, value);
+      cache.set(key, value);
     }
     return value;
   };
@@ -93,11 +93,11 @@ export function derivedOnce<K extends object, V>(derive: (key: K) => V): (key: K
 export function derivedOncePerName<K extends object, V>(): (key: K, name: string, derive: () => V) => V {
   const byName = derivedOnce((_: K) => new Map<string, V>());
   return (key, name, derive) => {
-    const known = byName(key);
-    let value = known.get(name);
+    const cache = byName(key);
+    let value = cache.get(name);
     if (value === undefined) {
       value = derive();
-      known.set(name, value);
+      cache.set(name, value);
     }
     return value;
   };
