@@ -82,7 +82,7 @@ export type EntryOf = (status: number, resourceId?: string) => AuditEntry;
 interface AuditedWriteScope extends AuditedRequest {
   readonly db: Kysely<DB>;
   readonly org: { readonly id: string };
-  readonly tokenId: string;
+  readonly token: { readonly tokenId: string };
 }
 
 /**
@@ -96,7 +96,7 @@ export async function auditedWrite<B>(
   work: (db: Kysely<DB>, entryOf: EntryOf) => Promise<Written<B>>,
   options: { oneStatement?: boolean } = {},
 ): Promise<Written<B>> {
-  const actor = `token:${state.tokenId}`;
+  const actor = `token:${state.token.tokenId}`;
   const entryOf: EntryOf = (status, resourceId) => writeEntry(state, state.org.id, actor, status, resourceId);
   let written: Written<B>;
   if (options.oneStatement) {

@@ -30,7 +30,7 @@ export function recordAfterAnswer(audit: AuditWriter, logger: Logger): Middlewar
     if (state.write && !state.auditRecorded) {
       if (succeeded)
         logger.error({ requestId: state.requestId }, 'a SCIM write succeeded without its audit entry');
-      const entry = writeEntry(state, state.org.id, `token:${state.tokenId}`, ctx.status);
+      const entry = writeEntry(state, state.org.id, `token:${state.token.tokenId}`, ctx.status);
       failedWrite = audit.record(entry).catch((err) => logUnwritten(entry, err));
     }
     // A read that records nothing (nearly every one) finishes here without waiting on anything.

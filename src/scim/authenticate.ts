@@ -15,7 +15,6 @@ export function authenticate(checks: TokenChecks): Middleware<ScimState> {
     );
     state.token = token;
     state.org = token.org;
-    state.tokenId = token.tokenId;
     state.scopes = token.scopes;
     await next();
   };

@@ -28,6 +28,5 @@ export interface ScimState {
   /** Set by authentication. */
   token: AuthenticatedToken;
   org: OrgContext;
-  tokenId: string;
   scopes: readonly TokenScope[];
 }

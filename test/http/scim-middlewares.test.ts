@@ -181,7 +181,7 @@ describe('authenticate', () => {
       scimScope(harness.database, PUBLIC_URL),
       authenticate(checks),
       (ctx) => {
-        ctx.body = { org: ctx.state.org.id, tokenId: ctx.state.tokenId, scopes: ctx.state.scopes };
+        ctx.body = { org: ctx.state.org.id, tokenId: ctx.state.token.tokenId, scopes: ctx.state.scopes };
       },
     );
     return http;
