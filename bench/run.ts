@@ -14,6 +14,7 @@ import { createServer } from 'node:net';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { openDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
@@ -43,6 +44,8 @@ interface Row {
   cpuMsPerRequest: number;
   /** Postgres CPU time per request, all its processes on this machine (none on PGlite). */
   dbCpuMsPerRequest: number | undefined;
+  /** The organization's users when the scenario started (scimd's scenarios only). */
+  users: number | undefined;
 }
 
 const perRequestMs = (seconds: number, requests: number) =>
@@ -143,15 +146,41 @@ async function warmUp(origin: string, token: string, setupRequest: Setup): Promi
   });
 }
 
+/** The organization's users, as scimd counts them for totalResults. */
+async function countUsers(origin: string, token: string, base: string): Promise<number> {
+  const res = await fetch(`${origin}${base}/Users?count=0`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  return ((await res.json()) as { totalResults: number }).totalResults;
+}
+
+/** Where the bench's database is: a Postgres URL, or PGlite's directory. */
+type Place = { databaseUrl?: string; pgliteDir?: string };
+
+/** Removes the users POST /Users created (userNames starting `new-`) and their audit, then vacuums. */
+async function removeCreatedUsers(place: Place, orgId: string): Promise<void> {
+  const database = await openDatabase({ ...place, statementTimeoutMs: 0 });
+  try {
+    await sql`delete from users where org_id = ${orgId} and user_name like 'new-%'`.execute(database.db);
+    await sql`delete from audit_events where org_id = ${orgId} and action = 'user.create'`.execute(
+      database.db,
+    );
+    await sql`vacuum analyze users, audit_events`.execute(database.db);
+  } finally {
+    await database.close();
+  }
+}
+
 async function load(
   name: string,
   origin: string,
   pid: number,
   token: string,
   setupRequest: Setup,
-  options: { connections?: number } = {},
+  options: { connections?: number; base?: string } = {},
 ): Promise<Row | undefined> {
   if (ONLY && !ONLY.test(name)) return undefined;
+  const users = options.base === undefined ? undefined : await countUsers(origin, token, options.base);
   let peak = rssMb(pid);
   const cpuBefore = cpuSeconds(pid);
   const dbCpuBefore = postgresCpuSeconds();
@@ -178,9 +207,10 @@ async function load(
     peakRssMb: Math.round(peak),
     cpuMsPerRequest: perRequestMs(cpu, result.requests.total),
     dbCpuMsPerRequest: pgUrl ? perRequestMs(dbCpu, result.requests.total) : undefined,
+    users,
   };
   console.log(
-    `${name.padEnd(52)} ${String(row.requestsPerSecond).padStart(7)} req/s  p50 ${row.p50} ms  p99 ${row.p99} ms  errors ${row.errors}  rss ${row.peakRssMb} MB  cpu ${row.cpuMsPerRequest} ms/req${row.dbCpuMsPerRequest === undefined ? '' : `  postgres ${row.dbCpuMsPerRequest} ms/req`}`,
+    `${name.padEnd(52)} ${String(row.requestsPerSecond).padStart(7)} req/s${users === undefined ? '' : ` on ${users} users`}  p50 ${row.p50} ms  p99 ${row.p99} ms  errors ${row.errors}  rss ${row.peakRssMb} MB  cpu ${row.cpuMsPerRequest} ms/req${row.dbCpuMsPerRequest === undefined ? '' : `  postgres ${row.dbCpuMsPerRequest} ms/req`}`,
   );
   return row;
 }
@@ -190,6 +220,7 @@ const pick = <T>(items: readonly T[]) => items[Math.floor(Math.random() * items.
 const median = (values: readonly number[]) =>
   [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!;
 
+const SCIMD = 'dist/src/index.js';
 const LOOKUP = 'GET /Users?filter=userName eq (random user)';
 const CREATE = 'POST /Users';
 const BASELINES = [
@@ -224,7 +255,8 @@ async function main(): Promise<void> {
   }
   try {
     // Seeding is one long statement: no time limit.
-    const database = await openDatabase({ databaseUrl, pgliteDir: dataDir, statementTimeoutMs: 0 });
+    const place: Place = { databaseUrl, pgliteDir: dataDir };
+    const database = await openDatabase({ ...place, statementTimeoutMs: 0 });
     await migrateToLatest(database.db);
     const seeded: Seeded = await seed(database.db, USERS, SPARE);
     await database.close();
@@ -237,7 +269,7 @@ async function main(): Promise<void> {
       LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
       BENCH_ORG_ID: seeded.orgId,
     };
-    const comparison = await compareLookup(seeded, env);
+    const comparison = await compareLookup(seeded, env, place);
     const rows = await runScenarios(seeded, env);
     printAndSave(comparison, rows, performance.now() - started);
   } finally {
@@ -281,7 +313,11 @@ function creator(base: string): (req: Request) => Request {
  * baseline, each server alone on the machine (PGlite serves one process), so that a slow stretch of
  * a shared machine weighs on one round, not on one side of a ratio.
  */
-async function compareLookup(seeded: Seeded, env: Record<string, string>): Promise<Comparison> {
+async function compareLookup(
+  seeded: Seeded,
+  env: Record<string, string>,
+  database: Place,
+): Promise<Comparison> {
   const userName = () => pick(seeded.users).userName;
   const base = `/scim/v2/${seeded.orgId}`;
   const lookup = (req: Request) => {
@@ -290,7 +326,7 @@ async function compareLookup(seeded: Seeded, env: Record<string, string>): Promi
   };
   const servers = [
     {
-      command: ['dist/src/index.js'],
+      command: [SCIMD],
       env,
       scenarios: [
         { name: LOOKUP, request: lookup },
@@ -320,19 +356,24 @@ async function compareLookup(seeded: Seeded, env: Record<string, string>): Promi
     for (const server of servers) {
       const { child, origin } = await start(server.command, server.env);
       try {
-        // Warmed up on its first scenario's reads (a POST warm-up would only add users).
-        await warmUp(
-          origin,
-          seeded.token,
-          server.scenarios[0]!.name === CREATE ? lookup : server.scenarios[0]!.request,
-        );
+        // POST warms up on an organization of its own: the measured one keeps its seeded users.
+        for (const scenario of server.scenarios)
+          await (scenario.name === CREATE
+            ? warmUp(origin, seeded.scratch.token, creator(`/scim/v2/${seeded.scratch.orgId}`))
+            : warmUp(origin, seeded.token, scenario.request));
         for (const scenario of server.scenarios) {
-          rows.push((await load(scenario.name, origin, child.pid!, seeded.token, scenario.request))!);
+          const counted = server.command[0] === SCIMD ? { base } : {};
+          rows.push(
+            (await load(scenario.name, origin, child.pid!, seeded.token, scenario.request, counted))!,
+          );
         }
       } finally {
         await stop(child);
       }
     }
+    // Every round starts on the seeded organization: the users POST created go, with their audit.
+    if (servers.some((server) => server.scenarios.some((x) => x.name === CREATE)))
+      await removeCreatedUsers(database, seeded.orgId);
     rounds.push(rows);
   }
   const ratio = (top: string, bottom: string) => {
@@ -361,10 +402,11 @@ async function compareLookup(seeded: Seeded, env: Record<string, string>): Promi
 
 async function runScenarios(seeded: Seeded, env: Record<string, string>): Promise<Row[]> {
   const rows: Array<Row | undefined> = [];
-  const { child, origin } = await start(['dist/src/index.js'], env);
+  const { child, origin } = await start([SCIMD], env);
   const pid = child.pid!;
   const base = `/scim/v2/${seeded.orgId}`;
   const token = seeded.token;
+  const measure = (name: string, setup: Setup) => load(name, origin, pid, token, setup, { base });
   try {
     const lookup = (req: { path: string }) => {
       req.path = `${base}/Users?filter=${encodeURIComponent(`userName eq "${pick(seeded.users).userName}"`)}`;
@@ -374,7 +416,7 @@ async function runScenarios(seeded: Seeded, env: Record<string, string>): Promis
 
     let flip = false;
     rows.push(
-      await load('PATCH /Users/{id} (active toggle)', origin, pid, token, (req) => {
+      await measure('PATCH /Users/{id} (active toggle)', (req) => {
         flip = !flip;
         Object.assign(req, {
           method: 'PATCH',
@@ -386,7 +428,7 @@ async function runScenarios(seeded: Seeded, env: Record<string, string>): Promis
     );
 
     rows.push(
-      await load('PUT /Users/{id}', origin, pid, token, (req) => {
+      await measure('PUT /Users/{id}', (req) => {
         const user = pick(seeded.users);
         Object.assign(req, {
           method: 'PUT',
@@ -408,16 +450,10 @@ async function runScenarios(seeded: Seeded, env: Record<string, string>): Promis
       req.path = `${base}/Users?${query}`;
       return req;
     };
-    rows.push(await load('GET /Users page of 100, first page', origin, pid, token, page('count=100')));
+    rows.push(await measure('GET /Users page of 100, first page', page('count=100')));
     const deep = Math.max(1, USERS - 9_999);
     rows.push(
-      await load(
-        `GET /Users page of 100, startIndex ${deep}`,
-        origin,
-        pid,
-        token,
-        page(`count=100&startIndex=${deep}`),
-      ),
+      await measure(`GET /Users page of 100, startIndex ${deep}`, page(`count=100&startIndex=${deep}`)),
     );
 
     // Walk to the same depth by cursor once (a cursor is tied to its count), then load that page.
@@ -429,16 +465,8 @@ async function runScenarios(seeded: Seeded, env: Record<string, string>): Promis
       });
       cursor = ((await res.json()) as { nextCursor: string }).nextCursor;
     }
-    rows.push(
-      await load(
-        'GET /Users page of 100, first page by cursor',
-        origin,
-        pid,
-        token,
-        page('count=100&cursor'),
-      ),
-    );
-    rows.push(await load(deepByCursor, origin, pid, token, page(`count=100&cursor=${cursor}`)));
+    rows.push(await measure('GET /Users page of 100, first page by cursor', page('count=100&cursor')));
+    rows.push(await measure(deepByCursor, page(`count=100&cursor=${cursor}`)));
 
     let spareIndex = 0;
     const addMember = (group: string) => (req: { path: string }) => {
@@ -450,20 +478,16 @@ async function runScenarios(seeded: Seeded, env: Record<string, string>): Promis
       });
       return req;
     };
+    rows.push(await measure('PATCH add 1 member, 10-member group', addMember(seeded.smallGroup)));
+    rows.push(await measure(`PATCH add 1 member, ${USERS}-member group`, addMember(seeded.bigGroup)));
     rows.push(
-      await load('PATCH add 1 member, 10-member group', origin, pid, token, addMember(seeded.smallGroup)),
-    );
-    rows.push(
-      await load(`PATCH add 1 member, ${USERS}-member group`, origin, pid, token, addMember(seeded.bigGroup)),
-    );
-    rows.push(
-      await load(`GET ${USERS}-member group, excludedAttributes=members`, origin, pid, token, (req) => {
+      await measure(`GET ${USERS}-member group, excludedAttributes=members`, (req) => {
         req.path = `${base}/Groups/${seeded.bigGroup}?excludedAttributes=members`;
         return req;
       }),
     );
     rows.push(
-      await load('GET empty group, excludedAttributes=members', origin, pid, token, (req) => {
+      await measure('GET empty group, excludedAttributes=members', (req) => {
         req.path = `${base}/Groups/${seeded.emptyGroup}?excludedAttributes=members`;
         return req;
       }),
@@ -519,11 +543,11 @@ function printAndSave(comparison: Comparison, scenarios: Row[], elapsedMs: numbe
     `\n${machine}; ${USERS} users; ${CONNECTIONS} connections, ${DURATION} s per scenario; the lookup, POST and the baselines: the median of ${ROUNDS} rounds\n`,
   );
   console.log(
-    `| scenario | req/s | p50 ms | p99 ms | errors | peak RSS MB | server CPU ms/req | Postgres CPU ms/req |\n|---|---|---|---|---|---|---|---|`,
+    `| scenario | users | req/s | p50 ms | p99 ms | errors | peak RSS MB | server CPU ms/req | Postgres CPU ms/req |\n|---|---|---|---|---|---|---|---|---|`,
   );
   for (const r of rows)
     console.log(
-      `| ${r.scenario} | ${r.requestsPerSecond} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.peakRssMb} | ${r.cpuMsPerRequest} | ${r.dbCpuMsPerRequest ?? '-'} |`,
+      `| ${r.scenario} | ${r.users ?? '-'} | ${r.requestsPerSecond} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.peakRssMb} | ${r.cpuMsPerRequest} | ${r.dbCpuMsPerRequest ?? '-'} |`,
     );
   console.log(`
 ratios:

@@ -15,6 +15,8 @@ export interface Seeded {
   bigGroup: string;
   smallGroup: string;
   emptyGroup: string;
+  /** An organization of its own for warm-up writes, so they do not change the measured one. */
+  scratch: { orgId: string; token: string };
 }
 
 export async function seed(db: Kysely<DB>, size: number, spare: number): Promise<Seeded> {
@@ -72,6 +74,11 @@ export async function seed(db: Kysely<DB>, size: number, spare: number): Promise
   await sql`insert into group_members (org_id, group_id, user_id, created_at)
             select org_id, ${smallGroup}::uuid, id, now() from users
             where org_id = ${org.id}::uuid order by created_at limit 10`.execute(db);
+  const scratchOrg = await createOrg(db, { name: 'bench warm-up writes' });
+  const scratch = {
+    orgId: scratchOrg.id,
+    token: (await createToken(db, scratchOrg.id, { name: 'bench' })).secret,
+  };
   // Vacuum too: the first scenario should not pay for setting hint bits on 100k fresh rows.
   await sql`vacuum analyze`.execute(db);
   return {
@@ -82,5 +89,6 @@ export async function seed(db: Kysely<DB>, size: number, spare: number): Promise
     bigGroup,
     smallGroup,
     emptyGroup,
+    scratch,
   };
 }
