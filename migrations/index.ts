@@ -2,10 +2,12 @@ import type { Migration } from 'kysely';
 import * as init from './2026-11-21T00-00_init.js';
 import * as filters from './2026-11-21T01-00_filters.js';
 import * as ciValues from './2026-11-22T00-00_ci-values-plpgsql.js';
+import * as lowerValues from './2026-11-23T00-00_lower-values.js';
 
 // Every migration, by name; Kysely runs them in name order. Add new files here.
 export const migrations: Record<string, Migration> = {
   '2026-11-21T00-00_init': init,
   '2026-11-21T01-00_filters': filters,
   '2026-11-22T00-00_ci-values-plpgsql': ciValues,
+  '2026-11-23T00-00_lower-values': lowerValues,
 };

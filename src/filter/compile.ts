@@ -94,7 +94,7 @@ export function compileCondition(condition: Condition, storage: StorageMapping):
       const exists = sql<SqlBool>`exists (select 1 from jsonb_array_elements(coalesce(${array}, '[]'::jsonb)) as e(v) where ${compileCondition(condition.condition, storage)})`;
       if (condition.probe === undefined) return exists;
       const probe = param(filterParameter(condition.probe));
-      return sql<SqlBool>`(scim_ci_values(${array}) @> array[lower(${probe})] and ${exists})`;
+      return sql<SqlBool>`(scim_lower_values(${array}) @> jsonb_build_array(lower(${probe})) and ${exists})`;
     }
   }
 }

@@ -250,7 +250,7 @@ class Planner {
       ...(target.extension ? { extension: target.schema } : {}),
       attribute: name,
       condition,
-      // The GIN index on scim_ci_values(data->'emails') finds candidates; the element test keeps
+      // The GIN index on scim_lower_values(data->'emails') finds candidates; the element test keeps
       // the correlation.
       ...(equality !== undefined ? { probe: this.bind(equality) } : {}),
     };

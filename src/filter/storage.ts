@@ -32,7 +32,7 @@ export interface StorageMapping {
   /** Multi-valued attributes stored as rows, keyed by attribute name. */
   readonly relations: Readonly<Record<string, RelationSpec>>;
   /**
-   * Multi-valued attributes with a GIN index on scim_ci_values(data->'<name>') (lower-cased `value`s);
+   * Multi-valued attributes with a GIN index on scim_lower_values(data->'<name>') (lower-cased `value`s);
    * an `eq` on their `value` adds a containment test the index can answer.
    */
   readonly indexedValues: ReadonlySet<string>;

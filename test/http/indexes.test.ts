@@ -126,16 +126,24 @@ it.each([
 });
 
 it('indexes the lower-cased values of a multi-valued attribute, whatever the shape of its JSON', async () => {
-  // The GIN index holds these arrays: a rewrite of scim_ci_values must give the same results.
-  const { rows } = await sql<{ n: number; ci: (string | null)[] }>`
-    select n, scim_ci_values(items) as ci from (values
+  // The GIN index holds these arrays: a rewrite of scim_lower_values must give the same results.
+  const { rows } = await sql<{ n: number; ci: unknown[] }>`
+    select n, scim_lower_values(items) as ci from (values
       (1, '[{"value": "Ana@X.example", "type": "work"}, {"value": "ÉLODIE@x"}]'::jsonb),
       (2, '[{"type": "work"}, {"value": "b@Y"}]'::jsonb),
       (3, '[]'::jsonb),
       (4, '{"value": "not-an-array@x"}'::jsonb),
-      (5, null)) as t(n, items)
+      (5, '[{"value": "Quote\\"Back\\\\slash\\nLine@X"}]'::jsonb),
+      (6, null)) as t(n, items)
     order by n`.execute(harness.database.db);
-  expect(rows.map((r) => r.ci)).toEqual([['ana@x.example', 'élodie@x'], [null, 'b@y'], [], [], []]);
+  expect(rows.map((r) => r.ci)).toEqual([
+    ['ana@x.example', 'élodie@x'],
+    ['b@y'],
+    [],
+    [],
+    ['quote"back\\slash\nline@x'],
+    [],
+  ]);
 });
 
 it('a cursor page deep into the organization reads the creation-order index, not the whole table', async () => {
