@@ -3,6 +3,7 @@ import * as init from './2026-11-21T00-00_init.js';
 import * as filters from './2026-11-21T01-00_filters.js';
 import * as ciValues from './2026-11-22T00-00_ci-values-plpgsql.js';
 import * as lowerValues from './2026-11-23T00-00_lower-values.js';
+import * as orgCounts from './2026-11-23T01-00_org-counts.js';
 
 // Every migration, by name; Kysely runs them in name order. Add new files here.
 export const migrations: Record<string, Migration> = {
@@ -10,4 +11,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-21T01-00_filters': filters,
   '2026-11-22T00-00_ci-values-plpgsql': ciValues,
   '2026-11-23T00-00_lower-values': lowerValues,
+  '2026-11-23T01-00_org-counts': orgCounts,
 };

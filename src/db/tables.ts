@@ -83,6 +83,16 @@ interface AuditEventsTable {
   request_id: string | null;
 }
 
+/** Per organization and shard: its users (not deprovisioned) and groups, and their versions. */
+interface OrgCountsTable {
+  org_id: string;
+  shard: number;
+  users: ColumnType<string, number | undefined, number>;
+  groups: ColumnType<string, number | undefined, number>;
+  users_version: ColumnType<string, number | undefined, number>;
+  groups_version: ColumnType<string, number | undefined, number>;
+}
+
 export interface DB {
   orgs: OrgsTable;
   scim_tokens: ScimTokensTable;
@@ -90,4 +100,5 @@ export interface DB {
   groups: GroupsTable;
   group_members: GroupMembersTable;
   audit_events: AuditEventsTable;
+  org_counts: OrgCountsTable;
 }

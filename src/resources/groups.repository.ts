@@ -11,6 +11,7 @@ import type { DB, GroupsTable } from '../db/tables.js';
 import { compileCondition, filterValues } from '../filter/compile.js';
 import { conditionKey, type FilterPlan } from '../filter/plan.js';
 import type { StorageMapping } from '../filter/storage.js';
+import { COUNT_OF, countRows } from './counts.repository.js';
 import type { NewMember, StoredGroup, StoredMember } from './groups.js';
 import { collectPage, type ListQuery, type ListResult, listStatement, pageRows } from './list-query.js';
 import type { ScimResource } from './validate.js';
@@ -65,15 +66,21 @@ function groupValues(attributes: ScimResource) {
 
 const insertGroupStatement = statement((db) =>
   db
-    .insertInto('groups')
-    .values({
-      org_id: param('org'),
-      id: param('id'),
-      ...GROUP_COLUMNS,
-      created_at: param<Date>('now'),
-      updated_at: param<Date>('now'),
-    })
-    .returning(visible),
+    .with('written', (w) =>
+      w
+        .insertInto('groups')
+        .values({
+          org_id: param('org'),
+          id: param('id'),
+          ...GROUP_COLUMNS,
+          created_at: param<Date>('now'),
+          updated_at: param<Date>('now'),
+        })
+        .returning([...visible, 'org_id']),
+    )
+    .with('counted', countRows('groups', 1))
+    .selectFrom('written')
+    .select(visible),
 );
 
 /** Throws DuplicateKeyError. */
@@ -147,13 +154,23 @@ export async function updateGroup(
 }
 
 const deleteGroupStatement = statement((db) =>
-  db.deleteFrom('groups').where('org_id', '=', param('org')).where('id', '=', param('id')),
+  db
+    .with('written', (w) =>
+      w
+        .deleteFrom('groups')
+        .where('org_id', '=', param('org'))
+        .where('id', '=', param('id'))
+        .returning('org_id'),
+    )
+    .with('counted', countRows('groups', -1))
+    .selectFrom('written')
+    .select('org_id'),
 );
 
 export async function deleteGroup(db: Kysely<DB>, orgId: string, id: string): Promise<boolean> {
   if (!isUuid(id)) return false;
-  const result = await deleteGroupStatement.run(db, { org: orgId, id });
-  return (result.numAffectedRows ?? 0n) > 0n;
+  const { rows } = await deleteGroupStatement.run(db, { org: orgId, id });
+  return rows.length > 0;
 }
 
 /** The organization's groups (its id in the parameter `org`) that match the filter. */
@@ -174,17 +191,18 @@ export async function listGroups(
   orgId: string,
   query: ListQuery,
 ): Promise<ListResult<StoredGroup>> {
-  return collectPage(
-    db,
-    orgId,
-    query,
-    () =>
-      listStatement('groups', 'count', query, (b) =>
-        matchingGroups(b, query).select((eb) => eb.fn.countAll<string>().as('total')),
-      ),
-    () => groupPageStatement(query),
-    (row) => rowToGroup(row as Parameters<typeof rowToGroup>[0]),
-  );
+  return collectPage(db, orgId, query, {
+    table: 'groups',
+    // Without a filter the total is the organization's count, kept by every create and removal.
+    count: () =>
+      query.filter
+        ? listStatement('groups', 'count', query, (b) =>
+            matchingGroups(b, query).select((eb) => eb.fn.countAll<string>().as('total')),
+          )
+        : COUNT_OF.groups,
+    page: (read) => groupPageStatement(read),
+    toItem: (row) => rowToGroup(row as Parameters<typeof rowToGroup>[0]),
+  });
 }
 
 /** `= any(…)` of an array parameter of ids. */

@@ -10,9 +10,16 @@ import { filterValues } from '../filter/compile.js';
 import { conditionKey, type FilterPlan } from '../filter/plan.js';
 import { KEYSET_PARAMETERS, keysetAfter, orderBy, type SortKey } from '../filter/sort.js';
 import type { CursorPosition } from './cursor.js';
+import { PagePositions } from './page-positions.js';
 
 type PageRequest =
-  | { readonly kind: 'offset'; readonly offset: number; readonly limit: number }
+  | {
+      readonly kind: 'offset';
+      readonly offset: number;
+      readonly limit: number;
+      /** Select each row's sort key as text too, to remember where pages start (page-positions.ts). */
+      readonly sortValues?: boolean;
+    }
   /** Rows after `after` (before it when `backwards`) in the query's order; from the start when absent. */
   | {
       readonly kind: 'keyset';
@@ -65,6 +72,11 @@ interface PagedRow {
   sort_value?: string | null;
 }
 
+/** Whether a page selects each row's sort key as text: a cursor page for its cursors, or when asked. */
+function selectsSortValue(page: PageRequest): boolean {
+  return page.kind === 'keyset' || page.sortValues === true;
+}
+
 /** The order a page is read in: reading backwards runs it in reverse (the caller turns the rows round). */
 function readsDescending(query: ListQuery): boolean {
   return query.page.kind === 'keyset' && query.page.backwards ? !query.descending : query.descending;
@@ -85,7 +97,7 @@ export function pageRows<D, TB extends keyof D, O>(
   const order = orderBy(descending);
   const id = sql.ref(`${table}.id`);
   let paged = (
-    page.kind === 'keyset' ? rows.select(sql<string | null>`(${sortKey.expr})::text`.as('sort_value')) : rows
+    selectsSortValue(page) ? rows.select(sql<string | null>`(${sortKey.expr})::text`.as('sort_value')) : rows
   )
     .select(sql`${sortKey.expr}`.as('sort_key'))
     .orderBy(sql`${sortKey.expr} ${order.key}`)
@@ -118,7 +130,7 @@ export function decoratePage<D>(
   return (db as Kysely<any>)
     .selectFrom(paged.as(table))
     .select(
-      [...kept, ...(query.page.kind === 'keyset' ? ['sort_value'] : [])].map(
+      [...kept, ...(selectsSortValue(query.page) ? ['sort_value'] : [])].map(
         (column) => `${table}.${column}`,
       ),
     )
@@ -137,7 +149,7 @@ function listKey(table: string, variant: string, query: ListQuery): string {
   const { page } = query;
   const paging =
     page.kind === 'offset'
-      ? 'offset'
+      ? `offset${page.sortValues ? ' with sort values' : ''}`
       : page.after === undefined
         ? 'keyset'
         : `keyset after ${page.after.value === null ? 'null' : 'value'}`;
@@ -170,20 +182,32 @@ export function listValues(orgId: string, query: ListQuery): Record<string, unkn
   };
 }
 
-/** Runs the count and the page together and shapes the result. */
+/** The statements and shaping of one resource type's list. */
+export interface PageSource<R extends PagedRow, T> {
+  readonly table: string;
+  /** The total of the query; without a filter also the count's version (counts.repository.ts). */
+  readonly count: () => Statement<{ total: string | number | bigint; version?: string | number | bigint }>;
+  readonly page: (query: ListQuery) => Statement<R>;
+  readonly toItem: (row: R) => T;
+}
+
+const positions = new PagePositions();
+
+/** Runs the count and the page and shapes the result. */
 export async function collectPage<R extends PagedRow, T>(
   db: Kysely<DB>,
   orgId: string,
   query: ListQuery,
-  countStatement: () => Statement<{ total: string | number | bigint }>,
-  pageStatement: () => Statement<R>,
-  toItem: (row: R) => T,
+  source: PageSource<R, T>,
 ): Promise<ListResult<T>> {
   const values = listValues(orgId, query);
-  const total = async () => Number((await countStatement().run(db, values)).rows[0]!.total);
-  const rows = async () => (await pageStatement().run(db, values)).rows;
+  const total = async () => Number((await source.count().run(db, values)).rows[0]!.total);
+  const rows = async () => (await source.page(query).run(db, values)).rows;
   const { page } = query;
   if (page.limit === 0) return { items: [], total: await total(), more: false };
+  if (page.kind === 'offset' && !query.filter && query.sortKey.notNull) {
+    return shape(query, source, await positionedPage(db, orgId, query, page, source));
+  }
   const fromStart = page.kind === 'offset' ? page.offset === 0 : page.after === undefined;
   let found: R[];
   let count: number;
@@ -195,12 +219,60 @@ export async function collectPage<R extends PagedRow, T>(
   } else {
     [count, found] = await Promise.all([total(), rows()]);
   }
+  return shape(query, source, { found, count });
+}
+
+function shape<R extends PagedRow, T>(
+  query: ListQuery,
+  source: PageSource<R, T>,
+  { found, count }: { found: R[]; count: number },
+): ListResult<T> {
+  const { page } = query;
   const more = page.kind === 'keyset' && found.length > page.limit;
   const kept = more ? found.slice(0, page.limit) : found;
   if (page.kind === 'keyset' && page.backwards) kept.reverse();
   return {
-    items: kept.map((row) => ({ item: toItem(row), id: row.id, sortValue: row.sort_value ?? null })),
+    items: kept.map((row) => ({ item: source.toItem(row), id: row.id, sortValue: row.sort_value ?? null })),
     total: count,
     more,
   };
+}
+
+/**
+ * An index page of a list in creation order without a filter: from where a page earlier ended when
+ * that is known at the count's version, else by OFFSET from one row earlier, remembering where this
+ * page starts and where the next one does.
+ */
+async function positionedPage<R extends PagedRow, T>(
+  db: Kysely<DB>,
+  orgId: string,
+  query: ListQuery,
+  page: Extract<PageRequest, { kind: 'offset' }>,
+  source: PageSource<R, T>,
+): Promise<{ found: R[]; count: number }> {
+  const counted = (await source.count().run(db, listValues(orgId, query))).rows[0]!;
+  const count = Number(counted.total);
+  const version = String(counted.version);
+  const run = async (read: ListQuery) => (await source.page(read).run(db, listValues(orgId, read))).rows;
+  const position = (row: R) => ({ value: row.sort_value ?? null, id: row.id });
+  const after = page.offset === 0 ? undefined : positions.find(source.table, orgId, version, page.offset);
+  let found: R[];
+  if (after) {
+    const keyset = { kind: 'keyset', after, backwards: false, limit: page.limit } as const;
+    found = (await run({ ...query, page: keyset })).slice(0, page.limit);
+  } else {
+    const before = page.offset > 0 ? 1 : 0;
+    const wider = {
+      kind: 'offset',
+      offset: page.offset - before,
+      limit: page.limit + before,
+      sortValues: true,
+    } as const;
+    found = await run({ ...query, page: wider });
+    if (before && found.length > 0)
+      positions.remember(source.table, orgId, version, page.offset, position(found.shift()!));
+  }
+  const last = found.at(-1);
+  if (last) positions.remember(source.table, orgId, version, page.offset + found.length, position(last));
+  return { found, count };
 }

@@ -1,6 +1,6 @@
 // SQL for users: the only module that builds queries on the users table; rows never leave it. Each
 // statement is declared once (db/statement.ts) and run with its values by name.
-import { type Compilable, type Kysely, type Selectable, sql } from 'kysely';
+import { type Compilable, type Kysely, type Selectable, sql, type UpdateObject } from 'kysely';
 import type { AuditEntry } from '../audit/audit.js';
 import { AUDIT_COLUMNS, auditValues } from '../audit/audit.repository.js';
 import { rethrowDuplicateKey } from '../db/constraints.js';
@@ -9,6 +9,7 @@ import { param, type Statement, statement } from '../db/statement.js';
 import type { DB, UsersTable } from '../db/tables.js';
 import { compileCondition } from '../filter/compile.js';
 import type { StorageMapping } from '../filter/storage.js';
+import { COUNT_OF, countRows } from './counts.repository.js';
 import {
   collectPage,
   decoratePage,
@@ -83,15 +84,23 @@ const NEW_USER = {
 
 // The insert returns only the id: the rest is what was just written, so reading it back (the data as
 // JSON and both dates, parsed again) is work for nothing on both sides of the connection.
-const insertUserRow = statement((db) => db.insertInto('users').values(NEW_USER).returning('id'));
+// The organization's count of users changes in the same statement.
+const insertUserRow = statement((db) =>
+  db
+    .with('written', (w) => w.insertInto('users').values(NEW_USER).returning(['id', 'org_id']))
+    .with('counted', countRows('users', 1))
+    .selectFrom('written')
+    .select('id'),
+);
 
 /** The user and its audit entry in one statement, so that one commits exactly when the other does. */
 const insertUserAudited = statement((db) =>
   db
-    .with('inserted', (w) => w.insertInto('users').values(NEW_USER).returning('id'))
+    .with('written', (w) => w.insertInto('users').values(NEW_USER).returning(['id', 'org_id']))
+    .with('counted', countRows('users', 1))
     .with('audited', (w) => w.insertInto('audit_events').values(AUDIT_COLUMNS))
-    .selectFrom('inserted')
-    .selectAll(),
+    .selectFrom('written')
+    .select('id'),
 );
 
 /** Inserts a user, with the audit entry of its creation when given. Throws DuplicateKeyError. */
@@ -169,35 +178,39 @@ export async function replaceUser(
   return rows[0] && rowToUser(rows[0]);
 }
 
-const deactivateUser = statement((db) =>
-  db
-    .updateTable('users')
-    .set((eb) => ({
-      deprovisioned_at: param<Date>('now'),
-      updated_at: param<Date>('now'),
-      active: sql<boolean>`false`,
-      data: sql<string>`jsonb_set(${eb.ref('data')}, '{active}', 'false'::jsonb)`,
-    }))
-    .where('org_id', '=', param('org'))
-    .where('id', '=', param('id'))
-    .where('deprovisioned_at', 'is', null),
-);
-const anonymizeUser = statement((db) =>
-  db
-    .updateTable('users')
-    .set({
-      deprovisioned_at: param<Date>('now'),
-      updated_at: param<Date>('now'),
-      active: sql<boolean>`false`,
-      user_name: sql<string>`'deprovisioned-' || id`,
-      external_id: sql<null>`null`,
-      display_name: sql<null>`null`,
-      data: sql<string>`'{"active": false}'::jsonb`,
-    })
-    .where('org_id', '=', param('org'))
-    .where('id', '=', param('id'))
-    .where('deprovisioned_at', 'is', null),
-);
+/** A deprovisioning update (`set`), with the organization's count of users going down by one. */
+const deprovisioning = (set: UpdateObject<DB, 'users'>) =>
+  statement((db) =>
+    db
+      .with('written', (w) =>
+        w
+          .updateTable('users')
+          .set(set)
+          .where('org_id', '=', param('org'))
+          .where('id', '=', param('id'))
+          .where('deprovisioned_at', 'is', null)
+          .returning('org_id'),
+      )
+      .with('counted', countRows('users', -1))
+      .selectFrom('written')
+      .select('org_id'),
+  );
+
+const deactivateUser = deprovisioning({
+  deprovisioned_at: param<Date>('now'),
+  updated_at: param<Date>('now'),
+  active: sql<boolean>`false`,
+  data: sql<string>`jsonb_set(data, '{active}', 'false'::jsonb)`,
+});
+const anonymizeUser = deprovisioning({
+  deprovisioned_at: param<Date>('now'),
+  updated_at: param<Date>('now'),
+  active: sql<boolean>`false`,
+  user_name: sql<string>`'deprovisioned-' || id`,
+  external_id: sql<null>`null`,
+  display_name: sql<null>`null`,
+  data: sql<string>`'{"active": false}'::jsonb`,
+});
 
 /**
  * Deprovisions a user without deleting the row: the SCIM view no longer shows it, its
@@ -213,8 +226,8 @@ export async function deprovisionUser(
 ): Promise<boolean> {
   if (!isUuid(id)) return false;
   const update = mode === 'anonymize' ? anonymizeUser : deactivateUser;
-  const result = await update.run(db, { org: orgId, id, now });
-  if ((result.numAffectedRows ?? 0n) === 0n) return false;
+  const { rows } = await update.run(db, { org: orgId, id, now });
+  if (rows.length === 0) return false;
   // The row stays, so its memberships do not go with it as a deleted row's do (foreign key).
   await leaveAllGroups.run(db, { org: orgId, user: id });
   return true;
@@ -226,16 +239,23 @@ const leaveAllGroups = statement((db) =>
 
 const deleteUserStatement = statement((db) =>
   db
-    .deleteFrom('users')
-    .where('org_id', '=', param('org'))
-    .where('id', '=', param('id'))
-    .where('deprovisioned_at', 'is', null),
+    .with('written', (w) =>
+      w
+        .deleteFrom('users')
+        .where('org_id', '=', param('org'))
+        .where('id', '=', param('id'))
+        .where('deprovisioned_at', 'is', null)
+        .returning('org_id'),
+    )
+    .with('counted', countRows('users', -1))
+    .selectFrom('written')
+    .select('org_id'),
 );
 
 export async function deleteUser(db: Kysely<DB>, orgId: string, id: string): Promise<boolean> {
   if (!isUuid(id)) return false;
-  const result = await deleteUserStatement.run(db, { org: orgId, id });
-  return (result.numAffectedRows ?? 0n) > 0n;
+  const { rows } = await deleteUserStatement.run(db, { org: orgId, id });
+  return rows.length > 0;
 }
 
 /** How users are stored, for the filter planner: columns first, the rest in `data`. */
@@ -297,15 +317,16 @@ export async function listUsers(
   query: ListQuery,
   options: { groups: boolean },
 ): Promise<ListResult<StoredUser>> {
-  return collectPage(
-    db,
-    orgId,
-    query,
-    () =>
-      listStatement('users', 'count', query, (b) =>
-        matchingUsers(b, query).select((eb) => eb.fn.countAll<string>().as('total')),
-      ),
-    () => userPageStatement(query, options.groups),
-    rowToUser,
-  );
+  return collectPage(db, orgId, query, {
+    table: 'users',
+    // Without a filter the total is the organization's count, kept by every create and removal.
+    count: () =>
+      query.filter
+        ? listStatement('users', 'count', query, (b) =>
+            matchingUsers(b, query).select((eb) => eb.fn.countAll<string>().as('total')),
+          )
+        : COUNT_OF.users,
+    page: (read) => userPageStatement(read, options.groups),
+    toItem: rowToUser,
+  });
 }

@@ -1,0 +1,76 @@
+// How many users and groups an organization has, kept by the statements that create and remove
+// them (a step of each), so that an unfiltered list's totalResults costs a few rows, not a count
+// of the organization. The count is spread over shards: a write changes its connection's shard,
+// so concurrent creates in one organization do not queue behind one row.
+import { type Kysely, type QueryCreator, sql } from 'kysely';
+import { param, statement } from '../db/statement.js';
+import type { DB } from '../db/tables.js';
+
+const SHARDS = 16;
+
+export type Counted = 'users' | 'groups';
+
+/**
+ * A CTE step counting each row of the step named `written` (rows with an `org_id`) into its
+ * organization's count of `kind`, by `delta`. For statements that write one row: two rows of one
+ * organization would update the same shard twice, which ON CONFLICT refuses.
+ */
+export function countRows(kind: Counted, delta: 1 | -1) {
+  const count = sql.ref(`org_counts.${kind}`);
+  const version = sql.ref(`org_counts.${kind}_version`);
+  // biome-ignore lint/suspicious/noExplicitAny: the creator of any statement with a `written` step.
+  return (w: QueryCreator<any>) =>
+    w
+      .insertInto('org_counts')
+      .columns(['org_id', 'shard', kind, `${kind}_version`])
+      .expression(
+        w
+          .selectFrom('written')
+          .select([
+            'org_id',
+            sql<number>`pg_backend_pid() % ${sql.lit(SHARDS)}`.as('shard'),
+            sql.lit(delta).as(kind),
+            sql.lit(1).as('version'),
+          ]),
+      )
+      .onConflict((conflict) =>
+        conflict.columns(['org_id', 'shard']).doUpdateSet({
+          [kind]: sql`${count} + excluded.${sql.ref(kind)}`,
+          [`${kind}_version`]: sql`${version} + 1`,
+        }),
+      );
+}
+
+const countOf = (kind: Counted) =>
+  statement((db) =>
+    db
+      .selectFrom('org_counts')
+      .where('org_id', '=', param('org'))
+      .select([
+        sql<string>`coalesce(sum(${sql.ref(kind)}), 0)`.as('total'),
+        sql<string>`coalesce(sum(${sql.ref(`${kind}_version`)}), 0)`.as('version'),
+      ]),
+  );
+
+/** The organization's (`org`) users or groups in all, and a version that grows with each create and removal. */
+export const COUNT_OF = { users: countOf('users'), groups: countOf('groups') } as const;
+
+/**
+ * Counts the organization's users and groups again, from their tables: for rows written without
+ * scimd's statements (a bulk load straight into the database). Versions keep growing.
+ */
+export async function recountOrg(db: Kysely<DB>, orgId: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const { rows } = await sql<{ users: string; groups: string }>`
+      delete from org_counts where org_id = ${orgId} returning users_version as users, groups_version as groups
+    `.execute(trx);
+    const next = (kind: 'users' | 'groups') => rows.reduce((sum, row) => sum + Number(row[kind]), 0) + 1;
+    await sql`
+      insert into org_counts (org_id, shard, users, groups, users_version, groups_version)
+      select ${orgId}, 0,
+        (select count(*) from users where org_id = ${orgId} and deprovisioned_at is null),
+        (select count(*) from groups where org_id = ${orgId}),
+        ${next('users')}, ${next('groups')}
+    `.execute(trx);
+  });
+}
