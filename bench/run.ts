@@ -18,6 +18,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { openDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
+import { recountOrg } from '../src/resources/counts.repository.js';
 import { type Seeded, seed } from './seed.js';
 
 const USERS = Number(process.env.BENCH_USERS ?? 100_000);
@@ -157,7 +158,7 @@ async function countUsers(origin: string, token: string, base: string): Promise<
 /** Where the bench's database is: a Postgres URL, or PGlite's directory. */
 type Place = { databaseUrl?: string; pgliteDir?: string };
 
-/** Removes the users POST /Users created (userNames starting `new-`) and their audit, then vacuums. */
+/** Removes the users POST /Users created (userNames starting `new-`) and their audit, recounts, vacuums. */
 async function removeCreatedUsers(place: Place, orgId: string): Promise<void> {
   const database = await openDatabase({ ...place, statementTimeoutMs: 0 });
   try {
