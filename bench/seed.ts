@@ -1,5 +1,6 @@
 // Seeds a benchmark organization straight into the database: users with realistic attributes,
-// spare users for writes, a 100,000-member group, a 10-member group and an empty one.
+// spare users for writes, a 100,000-member group, a 10-member group and an empty one; and an
+// organization for the writes that would change it, with users to delete.
 import { randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import { createOrg, createToken } from '../src/admin/admin.service.js';
@@ -16,16 +17,18 @@ export interface Seeded {
   bigGroup: string;
   smallGroup: string;
   emptyGroup: string;
-  /** An organization of its own for warm-up writes, so they do not change the measured one. */
-  scratch: { orgId: string; token: string };
+  /**
+   * An organization of its own for writes that would change the measured one: POST's warm-up,
+   * POST /Groups, and DELETE of its `doomed` users.
+   */
+  scratch: { orgId: string; token: string; doomed: string[] };
 }
 
-export async function seed(db: Kysely<DB>, size: number, spare: number): Promise<Seeded> {
-  const org = await createOrg(db, { name: 'bench', groupSync: true });
-  const { secret } = await createToken(db, org.id, { name: 'bench' });
+/** `count` users with realistic attributes, `<prefix><n>@corp.example`, created 1 ms apart. */
+async function insertUsers(db: Kysely<DB>, orgId: string, prefix: string, count: number): Promise<void> {
   await sql`
     insert into users (org_id, id, user_name, external_id, display_name, active, data, created_at, updated_at)
-    select ${org.id}::uuid, gen_random_uuid(), u.user_name, '00u' || lpad(i::text, 9, '0'), u.display_name, true,
+    select ${orgId}::uuid, gen_random_uuid(), u.user_name, '00u' || lpad(i::text, 9, '0'), u.display_name, true,
       jsonb_build_object(
         'userName', u.user_name,
         'externalId', '00u' || lpad(i::text, 9, '0'),
@@ -39,9 +42,15 @@ export async function seed(db: Kysely<DB>, size: number, spare: number): Promise
           jsonb_build_object('department', 'Dept ' || (i % 40), 'employeeNumber', i::text)),
       -- Distinct creation times, one millisecond apart, in seeding order.
       timestamptz '2026-01-01' + (i || ' milliseconds')::interval, now()
-    from generate_series(1, ${size + spare}) as i,
-      lateral (select 'user' || i || '@corp.example' as user_name, 'Given' || i || ' Family' || i as display_name) as u
+    from generate_series(1, ${count}) as i,
+      lateral (select ${prefix}::text || i || '@corp.example' as user_name, 'Given' || i || ' Family' || i as display_name) as u
   `.execute(db);
+}
+
+export async function seed(db: Kysely<DB>, size: number, spare: number, doomed: number): Promise<Seeded> {
+  const org = await createOrg(db, { name: 'bench', groupSync: true });
+  const { secret } = await createToken(db, org.id, { name: 'bench' });
+  await insertUsers(db, org.id, 'user', size + spare);
   const rows = await db
     .selectFrom('users')
     .select(['id', 'user_name'])
@@ -77,10 +86,14 @@ export async function seed(db: Kysely<DB>, size: number, spare: number): Promise
             where org_id = ${org.id}::uuid order by created_at limit 10`.execute(db);
   // Written straight into the tables: the organization's counts are taken from them once.
   await recountOrg(db, org.id);
-  const scratchOrg = await createOrg(db, { name: 'bench warm-up writes' });
+  const scratchOrg = await createOrg(db, { name: 'bench writes', groupSync: true });
+  await insertUsers(db, scratchOrg.id, 'doomed', doomed);
+  await recountOrg(db, scratchOrg.id);
+  const doomedIds = await db.selectFrom('users').select('id').where('org_id', '=', scratchOrg.id).execute();
   const scratch = {
     orgId: scratchOrg.id,
     token: (await createToken(db, scratchOrg.id, { name: 'bench' })).secret,
+    doomed: doomedIds.map((r) => r.id),
   };
   // Vacuum too: the first scenario should not pay for setting hint bits on 100k fresh rows.
   await sql`vacuum analyze`.execute(db);

@@ -1,5 +1,5 @@
 // SQL for the audit log: the only module that builds queries on audit_events.
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type QueryCreator, sql } from 'kysely';
 import { param, StatementCache, statement, type Values } from '../db/statement.js';
 import type { DB } from '../db/tables.js';
 import { storableText } from '../db/text.js';
@@ -19,6 +19,35 @@ export const AUDIT_COLUMNS = {
   status: param<number>('audit_status'),
   request_id: param<string | null>('audit_request_id'),
 };
+
+/**
+ * A CTE step writing the entry of AUDIT_COLUMNS' parameters if the step named `written` wrote a row
+ * (one at most: the step writes by primary key):
+ * for a write that is one statement and may find nothing to write (that failure is recorded after
+ * its answer).
+ */
+export function auditWritten() {
+  const typed = (name: string, type: string) => sql`${param(name)}::${sql.raw(type)}`;
+  // biome-ignore lint/suspicious/noExplicitAny: the creator of any statement with a `written` step.
+  return (w: QueryCreator<any>) =>
+    w
+      .insertInto('audit_events')
+      .columns(['org_id', 'at', 'actor', 'action', 'resource_type', 'resource_id', 'status', 'request_id'])
+      .expression(
+        w
+          .selectFrom('written')
+          .select([
+            typed('audit_org', 'uuid').as('org_id'),
+            typed('audit_at', 'timestamptz').as('at'),
+            typed('audit_actor', 'text').as('actor'),
+            typed('audit_action', 'text').as('action'),
+            typed('audit_resource_type', 'text').as('resource_type'),
+            typed('audit_resource_id', 'text').as('resource_id'),
+            typed('audit_status', 'integer').as('status'),
+            typed('audit_request_id', 'text').as('request_id'),
+          ]),
+      );
+}
 
 /** The values of AUDIT_COLUMNS for an entry, its texts made storable (a decoded path can carry a NUL). */
 export function auditValues(entry: AuditEntry, at: Date): Values {

@@ -2,7 +2,7 @@
 // statement is declared once (db/statement.ts) and run with its values by name.
 import { type Compilable, type Kysely, type Selectable, sql, type UpdateObject } from 'kysely';
 import type { AuditEntry } from '../audit/audit.js';
-import { AUDIT_COLUMNS, auditValues } from '../audit/audit.repository.js';
+import { AUDIT_COLUMNS, auditValues, auditWritten } from '../audit/audit.repository.js';
 import { rethrowDuplicateKey } from '../db/constraints.js';
 import { isUuid } from '../db/ids.js';
 import { param, type Statement, statement } from '../db/statement.js';
@@ -23,6 +23,7 @@ import type { ScimResource } from './validate.js';
 
 type UserRow = Pick<Selectable<UsersTable>, 'id' | 'data' | 'created_at' | 'updated_at'> & {
   groups?: UserGroup[];
+  version?: string;
 };
 type PagedUserRow = UserRow & { sort_value?: string | null };
 
@@ -33,6 +34,7 @@ function rowToUser(row: UserRow): StoredUser {
     created: row.created_at,
     lastModified: row.updated_at,
     groups: row.groups,
+    ...(row.version === undefined ? {} : { version: row.version }),
   };
 }
 
@@ -51,8 +53,10 @@ const groupsOfUser = sql<UserGroup[]>`(
   where gm.org_id = users.org_id and gm.user_id = users.id)`.as('groups');
 
 const visible = ['id', 'data', 'created_at', 'updated_at'] as const;
-/** What reading one user returns: the row and its groups. */
-const withGroups = [...visible, groupsOfUser] as const;
+/** The row's version: the transaction that wrote it, which every write changes. */
+const rowVersion = sql<string>`users.xmin::text`.as('version');
+/** What reading or writing one user returns: the row, its groups and its version. */
+const withGroups = [...visible, groupsOfUser, rowVersion] as const;
 
 /** The columns derived from the attributes, as parameters; userValues gives their values. */
 const USER_COLUMNS = {
@@ -129,41 +133,54 @@ const findUserStatement = statement((db) =>
     .where('id', '=', param('id'))
     .where('deprovisioned_at', 'is', null),
 );
-const findUserForUpdate = statement((db) =>
+
+/** The user without its groups: for a write, whose statement returns them. */
+const findUserRowStatement = statement((db) =>
   db
     .selectFrom('users')
-    .select(withGroups)
+    .select([...visible, rowVersion])
     .where('org_id', '=', param('org'))
     .where('id', '=', param('id'))
-    .where('deprovisioned_at', 'is', null)
-    .forUpdate(),
+    .where('deprovisioned_at', 'is', null),
 );
 
+/** The user and its version, with its groups unless `groups` is false (`groups` is then undefined). */
 export async function findUser(
   db: Kysely<DB>,
   orgId: string,
   id: string,
-  options: { forUpdate?: boolean } = {},
+  options: { groups?: boolean } = {},
 ): Promise<StoredUser | undefined> {
   if (!isUuid(id)) return undefined;
-  const find = options.forUpdate ? findUserForUpdate : findUserStatement;
+  const find = options.groups === false ? findUserRowStatement : findUserStatement;
   const row = (await find.run(db, { org: orgId, id })).rows[0];
   return row && rowToUser(row);
 }
 
+/**
+ * The replace of a user's attributes, its audit entry and the user as written with its groups, in
+ * one statement. Given a `version` (from findUser), it writes only a row still at that version.
+ */
 const replaceUserStatement = statement((db) =>
   db
-    .updateTable('users')
-    .set({ ...USER_COLUMNS, updated_at: param<Date>('now') })
-    .where('org_id', '=', param('org'))
-    .where('id', '=', param('id'))
-    .where('deprovisioned_at', 'is', null)
-    .returning(visible),
+    .with('written', (w) =>
+      w
+        .updateTable('users')
+        .set({ ...USER_COLUMNS, updated_at: param<Date>('now') })
+        .where('org_id', '=', param('org'))
+        .where('id', '=', param('id'))
+        .where('deprovisioned_at', 'is', null)
+        .where(sql<boolean>`xmin = coalesce(${param<string | null>('version')}::xid, xmin)`)
+        .returning([...visible, 'org_id']),
+    )
+    .with('audited', auditWritten())
+    .selectFrom('written as users')
+    .select([...visible, groupsOfUser]),
 );
 
 /**
- * Writes the user's attributes; its groups are not read again (the caller's locked read has them).
- * Throws DuplicateKeyError.
+ * Writes the user's attributes with the audit entry of the write; undefined when no user has this
+ * id, or (given `version`) its row has changed since. Throws DuplicateKeyError.
  */
 export async function replaceUser(
   db: Kysely<DB>,
@@ -171,14 +188,22 @@ export async function replaceUser(
   id: string,
   attributes: ScimResource,
   now: Date,
+  audit: AuditEntry,
+  version?: string,
 ): Promise<StoredUser | undefined> {
+  if (!isUuid(id)) return undefined;
+  const values = { org: orgId, id, now, version: version ?? null, ...userValues(attributes) };
   const { rows } = await replaceUserStatement
-    .run(db, { org: orgId, id, now, ...userValues(attributes) })
+    .run(db, { ...values, ...auditValues(audit, now) })
     .catch(rethrowDuplicateKey);
   return rows[0] && rowToUser(rows[0]);
 }
 
-/** A deprovisioning update (`set`), with the organization's count of users going down by one. */
+/**
+ * A deprovisioning update (`set`) in one statement with what goes with it: the organization's
+ * count of users goes down by one, the user leaves every group (its row stays, so its memberships do
+ * not go with it as a deleted row's do), and the audit entry is written.
+ */
 const deprovisioning = (set: UpdateObject<DB, 'users'>) =>
   statement((db) =>
     db
@@ -189,9 +214,16 @@ const deprovisioning = (set: UpdateObject<DB, 'users'>) =>
           .where('org_id', '=', param('org'))
           .where('id', '=', param('id'))
           .where('deprovisioned_at', 'is', null)
-          .returning('org_id'),
+          .returning(['org_id', 'id']),
       )
       .with('counted', countRows('users', -1))
+      .with('left', (w) =>
+        w
+          .deleteFrom('group_members')
+          .where('org_id', '=', param('org'))
+          .where('user_id', 'in', w.selectFrom('written').select('id')),
+      )
+      .with('audited', auditWritten())
       .selectFrom('written')
       .select('org_id'),
   );
@@ -213,9 +245,10 @@ const anonymizeUser = deprovisioning({
 });
 
 /**
- * Deprovisions a user without deleting the row: the SCIM view no longer shows it, its
- * userName is free again, and the product keeps the record. `anonymize` also erases every
- * attribute: the row keeps only its id, its organization and its dates. Either way the user leaves every group.
+ * Deprovisions a user without deleting the row, with its audit entry: the SCIM view no longer shows
+ * it, its userName is free again, and the product keeps the record. `anonymize` also erases every
+ * attribute: the row keeps only its id, its organization and its dates. Either way the user leaves
+ * every group.
  */
 export async function deprovisionUser(
   db: Kysely<DB>,
@@ -223,20 +256,15 @@ export async function deprovisionUser(
   id: string,
   mode: 'deactivate' | 'anonymize',
   now: Date,
+  audit: AuditEntry,
 ): Promise<boolean> {
   if (!isUuid(id)) return false;
   const update = mode === 'anonymize' ? anonymizeUser : deactivateUser;
-  const { rows } = await update.run(db, { org: orgId, id, now });
-  if (rows.length === 0) return false;
-  // The row stays, so its memberships do not go with it as a deleted row's do (foreign key).
-  await leaveAllGroups.run(db, { org: orgId, user: id });
-  return true;
+  const { rows } = await update.run(db, { org: orgId, id, now, ...auditValues(audit, now) });
+  return rows.length > 0;
 }
 
-const leaveAllGroups = statement((db) =>
-  db.deleteFrom('group_members').where('org_id', '=', param('org')).where('user_id', '=', param('user')),
-);
-
+/** Deletes the user (its memberships go with the row) with its count and its audit entry. */
 const deleteUserStatement = statement((db) =>
   db
     .with('written', (w) =>
@@ -248,13 +276,20 @@ const deleteUserStatement = statement((db) =>
         .returning('org_id'),
     )
     .with('counted', countRows('users', -1))
+    .with('audited', auditWritten())
     .selectFrom('written')
     .select('org_id'),
 );
 
-export async function deleteUser(db: Kysely<DB>, orgId: string, id: string): Promise<boolean> {
+export async function deleteUser(
+  db: Kysely<DB>,
+  orgId: string,
+  id: string,
+  now: Date,
+  audit: AuditEntry,
+): Promise<boolean> {
   if (!isUuid(id)) return false;
-  const { rows } = await deleteUserStatement.run(db, { org: orgId, id });
+  const { rows } = await deleteUserStatement.run(db, { org: orgId, id, ...auditValues(audit, now) });
   return rows.length > 0;
 }
 

@@ -47,7 +47,7 @@ export function registerUserRoutes(router: Router<ScimState>): void {
   router.post('/Users', scope, async (ctx) => {
     const projection = projectionFromQuery(ctx.query);
     // Creating a user is one statement, atomic on its own, that writes its audit entry too: no
-    // transaction (BEGIN and COMMIT would double the round trips of the commonest write).
+    // transaction (BEGIN and COMMIT would multiply the round trips of the commonest write).
     const { body, resourceId } = await auditedWrite(
       ctx.state,
       async (db, entryOf) => {
@@ -66,12 +66,23 @@ export function registerUserRoutes(router: Router<ScimState>): void {
     respond(ctx, 200, render(ctx.state, user, projection));
   });
 
+  // PUT, PATCH and DELETE are each one statement with their audit entry, like POST: no transaction.
   router.put('/Users/:id', scope, async (ctx) => {
     const projection = projectionFromQuery(ctx.query);
-    const { status, body } = await auditedWrite(ctx.state, async (trx) => {
-      const user = await users.replaceUser(trx, ctx.state.org.id, ctx.params.id!, ctx.request.body);
-      return { status: 200, resourceId: user.id, body: render(ctx.state, user, projection) };
-    });
+    const { status, body } = await auditedWrite(
+      ctx.state,
+      async (db, entryOf) => {
+        const user = await users.replaceUser(
+          db,
+          ctx.state.org.id,
+          ctx.params.id!,
+          ctx.request.body,
+          entryOf(200),
+        );
+        return { status: 200, resourceId: user.id, body: render(ctx.state, user, projection) };
+      },
+      { oneStatement: true },
+    );
     respond(ctx, status, body);
   });
 
@@ -81,19 +92,37 @@ export function registerUserRoutes(router: Router<ScimState>): void {
     // attributes, which RFC 7644 §3.5.2 answers with 200 and the resource.
     const projected = projection.attributes !== undefined || projection.excludedAttributes !== undefined;
     const minimal = prefersMinimal(ctx.get('prefer')) && !projected;
-    const { status, body } = await auditedWrite(ctx.state, async (trx) => {
-      const user = await users.patchUser(trx, ctx.state.org.id, ctx.params.id!, ctx.request.body);
-      if (minimal) return { status: 204, resourceId: user.id };
-      return { status: 200, resourceId: user.id, body: render(ctx.state, user, projection) };
-    });
+    const status = minimal ? 204 : 200;
+    const { body } = await auditedWrite(
+      ctx.state,
+      async (db, entryOf) => {
+        const user = await users.patchUser(
+          db,
+          ctx.state.org.id,
+          ctx.params.id!,
+          ctx.request.body,
+          entryOf(status),
+        );
+        return {
+          status,
+          resourceId: user.id,
+          ...(minimal ? {} : { body: render(ctx.state, user, projection) }),
+        };
+      },
+      { oneStatement: true },
+    );
     respond(ctx, status, body);
   });
 
   router.delete('/Users/:id', scope, async (ctx) => {
-    const { status } = await auditedWrite(ctx.state, async (trx) => {
-      await users.deleteUser(trx, ctx.state.org, ctx.params.id!);
-      return { status: 204, resourceId: undefined };
-    });
-    respond(ctx, status);
+    await auditedWrite(
+      ctx.state,
+      async (db, entryOf) => {
+        await users.deleteUser(db, ctx.state.org, ctx.params.id!, entryOf(204));
+        return { status: 204, resourceId: undefined };
+      },
+      { oneStatement: true },
+    );
+    respond(ctx, 204);
   });
 }

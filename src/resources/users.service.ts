@@ -2,8 +2,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { AuditEntry } from '../audit/audit.js';
+import { insertAudit } from '../audit/audit.repository.js';
 import type { DB, DeprovisioningMode, TokenScope } from '../db/tables.js';
-import { NotFoundError } from '../http/scim-errors.js';
+import { NotFoundError, ServiceUnavailableError } from '../http/scim-errors.js';
 import { sameJson } from '../json.js';
 import {
   ENTERPRISE_USER_SCHEMA_URN,
@@ -100,58 +101,74 @@ export async function getUser(db: Kysely<DB>, orgId: string, id: string): Promis
   return user;
 }
 
-/** RFC 7644 §3.5.1: PUT replaces every writable attribute; what the body omits is cleared. */
+/**
+ * RFC 7644 §3.5.1: PUT replaces every writable attribute; what the body omits is cleared. One
+ * statement writes the user and its `audit` entry.
+ */
 export async function replaceUser(
   db: Kysely<DB>,
   orgId: string,
   id: string,
   body: unknown,
+  audit: AuditEntry,
 ): Promise<StoredUser> {
   const attributes = toStoredAttributes(validateResource(userType, 'replace', body));
-  const current = await repo.findUser(db, orgId, id, { forUpdate: true });
-  if (!current) throw userNotFound(id);
-  const replaced = await uniqueUserName(repo.replaceUser(db, orgId, id, attributes, new Date()));
+  const replaced = await uniqueUserName(repo.replaceUser(db, orgId, id, attributes, new Date(), audit));
   if (!replaced) throw userNotFound(id);
-  // A write to the user leaves its memberships as the locked read found them.
-  return { ...replaced, groups: current.groups };
+  return replaced;
 }
 
+/** How often a PATCH reads and writes again after another write to the user came first. */
+const PATCH_ATTEMPTS = 100;
+
 /**
- * RFC 7644 §3.5.2: read the user under a row lock, apply the operations in memory, validate, write,
- * all in the caller's transaction, so concurrent PATCHes on one user never lose an update. Nothing
- * is written (and meta.lastModified stays) when the operations change nothing.
+ * RFC 7644 §3.5.2: read the user, apply the operations in memory, validate, and write the result only
+ * if the row is still the one read (its version); when another write came first, read again and
+ * apply the operations to what it wrote, so concurrent PATCHes never lose an update. The write and
+ * its `audit` entry are one statement. When the operations change nothing, nothing is written (and
+ * meta.lastModified stays) but the entry.
  */
 export async function patchUser(
   db: Kysely<DB>,
   orgId: string,
   id: string,
   body: unknown,
+  audit: AuditEntry,
 ): Promise<StoredUser> {
   const operations = parsePatchRequest(body);
-  const current = await repo.findUser(db, orgId, id, { forUpdate: true });
-  if (!current) throw userNotFound(id);
-  const next = toStoredAttributes(applyPatch(current.attributes, operations, userType, { id }).attributes);
-  if (sameJson(next, current.attributes)) return current;
-  const updated = await uniqueUserName(repo.replaceUser(db, orgId, id, next, new Date()));
-  if (!updated) throw userNotFound(id);
-  return { ...updated, groups: current.groups };
+  for (let attempt = 1; attempt <= PATCH_ATTEMPTS; attempt++) {
+    // Read without its groups: the write returns them.
+    const current = await repo.findUser(db, orgId, id, { groups: false });
+    if (!current) throw userNotFound(id);
+    const next = toStoredAttributes(applyPatch(current.attributes, operations, userType, { id }).attributes);
+    if (sameJson(next, current.attributes)) {
+      await insertAudit(db, [{ entry: audit, at: new Date() }]);
+      return (await repo.findUser(db, orgId, id)) ?? current;
+    }
+    const updated = await uniqueUserName(
+      repo.replaceUser(db, orgId, id, next, new Date(), audit, current.version),
+    );
+    if (updated) return updated;
+  }
+  throw new ServiceUnavailableError(`User ${id} kept changing while this PATCH applied; send it again`, 1);
 }
 
 /**
- * DELETE applies the organization's deprovisioning mode. In every mode the SCIM view
- * answers 404 for the id afterwards, the user leaves every group (in this transaction), and its
+ * DELETE applies the organization's deprovisioning mode, with its `audit` entry, in one statement.
+ * In every mode the SCIM view answers 404 for the id afterwards, the user leaves every group, and its
  * userName can be provisioned again.
  */
 export async function deleteUser(
   db: Kysely<DB>,
   org: { id: string; deprovisioning: DeprovisioningMode },
   id: string,
+  audit: AuditEntry,
 ): Promise<void> {
   const now = new Date();
   const done =
     org.deprovisioning === 'delete'
-      ? await repo.deleteUser(db, org.id, id)
-      : await repo.deprovisionUser(db, org.id, id, org.deprovisioning, now);
+      ? await repo.deleteUser(db, org.id, id, now, audit)
+      : await repo.deprovisionUser(db, org.id, id, org.deprovisioning, now, audit);
   if (!done) throw userNotFound(id);
 }
 

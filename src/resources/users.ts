@@ -14,4 +14,6 @@ export interface StoredUser {
   readonly lastModified: Date;
   /** The user's groups in display order, read in the same statement; undefined when not asked for. */
   readonly groups: readonly UserGroup[] | undefined;
+  /** The stored row's version, when read by id: a write given it applies only if no other came first. */
+  readonly version?: string;
 }

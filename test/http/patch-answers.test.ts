@@ -34,6 +34,20 @@ describe('PATCH /Users/{id}: Prefer and projection', () => {
     expect(res.body).toEqual(await getUser(created.id));
   });
 
+  it("answers with the user's groups whether the operations change something or not", async () => {
+    await harness.admin('patch', `/orgs/${t.orgId}`).send({ groupSync: true }).expect(200);
+    const created = await createUser({ userName: uniqueName(), ...B });
+    const group = await t
+      .post('/Groups', { displayName: uniqueName(), members: [{ value: created.id }] })
+      .expect(201);
+    const ops = patchBody([{ op: 'replace', path: 'title', value: 'Grouped' }]);
+    for (const round of ['changes', 'changes nothing']) {
+      const res = await t.patch(`/Users/${created.id}`, ops).expect(200);
+      expect(res.body.groups, round).toEqual([expect.objectContaining({ value: group.body.id })]);
+      expect(res.body).toEqual(await getUser(created.id));
+    }
+  });
+
   it('projects the answer with attributes and excludedAttributes', async () => {
     const created = await createUser({ userName: uniqueName(), ...B });
     const ops = patchBody([{ op: 'replace', path: 'displayName', value: 'Projected' }]);
