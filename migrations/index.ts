@@ -4,6 +4,7 @@ import * as filters from './2026-11-21T01-00_filters.js';
 import * as ciValues from './2026-11-22T00-00_ci-values-plpgsql.js';
 import * as lowerValues from './2026-11-23T00-00_lower-values.js';
 import * as orgCounts from './2026-11-23T01-00_org-counts.js';
+import * as userNameStatistics from './2026-11-23T02-00_user-name-statistics.js';
 
 // Every migration, by name; Kysely runs them in name order. Add new files here.
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-22T00-00_ci-values-plpgsql': ciValues,
   '2026-11-23T00-00_lower-values': lowerValues,
   '2026-11-23T01-00_org-counts': orgCounts,
+  '2026-11-23T02-00_user-name-statistics': userNameStatistics,
 };

@@ -4,6 +4,8 @@
 // Member ids travel as one array parameter: one statement text whatever their number, and no limit
 // from the protocol's 65,535 parameters (a group of 20,000 members fits in one request).
 import { type Kysely, type Selectable, type SqlBool, sql } from 'kysely';
+import type { AuditEntry } from '../audit/audit.js';
+import { auditValues, auditWritten } from '../audit/audit.repository.js';
 import { rethrowDuplicateKey } from '../db/constraints.js';
 import { isUuid } from '../db/ids.js';
 import { param, StatementCache, statement } from '../db/statement.js';
@@ -64,37 +66,88 @@ function groupValues(attributes: ScimResource) {
   };
 }
 
+/**
+ * A group with its members, its count and its audit entry, in one statement. The members sent are
+ * checked in it: the group is written only if every one is a user of the organization that is not
+ * deprovisioned.
+ */
 const insertGroupStatement = statement((db) =>
   db
+    .with('sent', (w) =>
+      w
+        .selectFrom(
+          sql<{
+            user_id: string;
+            display: string | null;
+          }>`(select unnest(${param('users')}::uuid[]) as user_id,
+          unnest(${param('displays')}::text[]) as display)`.as('sent'),
+        )
+        .selectAll(),
+    )
+    .with('valid', (w) =>
+      w
+        .selectFrom('sent')
+        .innerJoin('users', (join) =>
+          join
+            .onRef('users.id', '=', 'sent.user_id')
+            .on('users.org_id', '=', param('org'))
+            .on('users.deprovisioned_at', 'is', null),
+        )
+        .select(['sent.user_id', 'sent.display']),
+    )
     .with('written', (w) =>
       w
         .insertInto('groups')
-        .values({
-          org_id: param('org'),
-          id: param('id'),
-          ...GROUP_COLUMNS,
-          created_at: param<Date>('now'),
-          updated_at: param<Date>('now'),
-        })
+        .columns(['org_id', 'id', 'display_name', 'external_id', 'data', 'created_at', 'updated_at'])
+        .expression(
+          sql`select ${param('org')}::uuid, ${param('id')}::uuid, ${param('display_name')}::text,
+            ${param('external_id')}::text, ${param('data')}::jsonb, ${param('now')}::timestamptz,
+            ${param('now')}::timestamptz
+            where (select count(*) from valid) = (select count(*) from sent)`,
+        )
         .returning([...visible, 'org_id']),
     )
+    .with('joined', (w) =>
+      w
+        .insertInto('group_members')
+        .columns(['org_id', 'group_id', 'user_id', 'display', 'created_at'])
+        .expression(
+          sql`select written.org_id, written.id, valid.user_id, valid.display, ${param('now')}::timestamptz
+            from written cross join valid`,
+        ),
+    )
     .with('counted', countRows('groups', 1))
+    .with('audited', auditWritten())
     .selectFrom('written')
     .select(visible),
 );
 
-/** Throws DuplicateKeyError. */
+/**
+ * Writes the group, its members (distinct users) and the audit entry of its creation; undefined when a
+ * member is not a user of the organization that is not deprovisioned (nothing is written then).
+ * Throws DuplicateKeyError.
+ */
 export async function insertGroup(
   db: Kysely<DB>,
   orgId: string,
   id: string,
   attributes: ScimResource,
+  members: readonly NewMember[],
   now: Date,
-): Promise<StoredGroup> {
+  audit: AuditEntry,
+): Promise<StoredGroup | undefined> {
   const { rows } = await insertGroupStatement
-    .run(db, { org: orgId, id, now, ...groupValues(attributes) })
+    .run(db, {
+      org: orgId,
+      id,
+      now,
+      ...groupValues(attributes),
+      users: members.map((m) => m.userId),
+      displays: members.map((m) => m.display ?? null),
+      ...auditValues(audit, now),
+    })
     .catch(rethrowDuplicateKey);
-  return rowToGroup(rows[0]!);
+  return rows[0] && rowToGroup(rows[0]);
 }
 
 const findGroupStatement = statement((db) =>

@@ -53,13 +53,31 @@ export function registerGroupRoutes(router: Router<ScimState>): void {
     return projectAttributes(groups.renderGroup(group, state.baseUrl, members), groups.groupType, projection);
   };
 
+  // Creating a group is one statement with its members and its audit entry, like POST /Users.
   router.post('/Groups', ...guard, async (ctx) => {
     const projection = projectionFromQuery(ctx.query);
-    const { body, resourceId } = await auditedWrite(ctx.state, async (trx) => {
-      const group = await groups.createGroup(trx, ctx.state.org.id, ctx.request.body);
-      return { status: 201, resourceId: group.id, body: await render(trx, ctx.state, group, projection) };
-    });
-    ctx.set('Location', `${ctx.state.baseUrl}/Groups/${resourceId}`);
+    const { group, members } = (
+      await auditedWrite(
+        ctx.state,
+        async (db, entryOf) => {
+          const created = await groups.createGroup(db, ctx.state.org.id, ctx.request.body, (id) =>
+            entryOf(201, id),
+          );
+          return { status: 201, resourceId: created.group.id, body: created };
+        },
+        { oneStatement: true },
+      )
+    ).body!;
+    ctx.set('Location', `${ctx.state.baseUrl}/Groups/${group.id}`);
+    // A group created without members is answered without reading them.
+    const body =
+      members.length === 0
+        ? projectAttributes(
+            groups.renderGroup(group, ctx.state.baseUrl, withMembers(projection) ? [] : undefined),
+            groups.groupType,
+            projection,
+          )
+        : await render(ctx.state.db, ctx.state, group, projection);
     respond(ctx, 201, body);
   });
 

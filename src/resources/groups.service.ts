@@ -2,10 +2,17 @@
 // deprovisioned), added and removed one by one, and read only when a response carries them.
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import type { AuditEntry } from '../audit/audit.js';
+import { isUuid } from '../db/ids.js';
 import type { DB } from '../db/tables.js';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../db/text.js';
 import { planFilter } from '../filter/plan.js';
-import { InvalidPathError, InvalidValueError, NotFoundError } from '../http/scim-errors.js';
+import {
+  InvalidPathError,
+  InvalidValueError,
+  NotFoundError,
+  ServiceUnavailableError,
+} from '../http/scim-errors.js';
 import { isObject, sameJson } from '../json.js';
 import { findAttribute, GROUP_SCHEMA_URN, resourceTypes, topLevelAttributes } from '../schema/registry.js';
 import type { NewMember, StoredGroup, StoredMember } from './groups.js';
@@ -61,10 +68,10 @@ function groupNotFound(id: string): NotFoundError {
 }
 
 /**
- * Reads the member entries of a request into rows to write, after checking that every one is a
- * user of this organization that is not deprovisioned. Nothing is written when one is not.
+ * Reads the member entries of a request into rows to write (each user once), refusing an entry that
+ * names no user id, a nested group, or a display scimd cannot keep.
  */
-async function checkedMembers(db: Kysely<DB>, orgId: string, entries: unknown): Promise<NewMember[]> {
+function memberRows(entries: unknown): NewMember[] {
   const list = entries === undefined ? [] : Array.isArray(entries) ? entries : [entries];
   const members: NewMember[] = [];
   const groupsAsMembers: string[] = [];
@@ -91,13 +98,17 @@ async function checkedMembers(db: Kysely<DB>, orgId: string, entries: unknown): 
   if (groupsAsMembers.length > 0) {
     throw new InvalidValueError(`Groups hold users only; not a user: ${groupsAsMembers.join(', ')}`);
   }
-  const unique = [...new Map(members.map((m) => [m.userId, m])).values()];
+  return [...new Map(members.map((m) => [m.userId, m])).values()];
+}
+
+/** Refuses the members that are not users of this organization that are not deprovisioned. */
+async function checkCandidates(db: Kysely<DB>, orgId: string, members: readonly NewMember[]): Promise<void> {
   const found = await repo.findMemberCandidates(
     db,
     orgId,
-    unique.map((m) => m.userId),
+    members.map((m) => m.userId),
   );
-  const offending = unique.filter((m) => !found.has(m.userId)).map((m) => m.userId);
+  const offending = members.filter((m) => !found.has(m.userId)).map((m) => m.userId);
   if (offending.length > 0) {
     const shown =
       offending.slice(0, 20).join(', ') +
@@ -106,7 +117,16 @@ async function checkedMembers(db: Kysely<DB>, orgId: string, entries: unknown): 
       `Members must be users of this organization that are not deprovisioned; not such users: ${shown}`,
     );
   }
-  return unique;
+}
+
+/**
+ * The member rows of a request, after checking that every one is a user of this organization that
+ * is not deprovisioned. Nothing is written when one is not.
+ */
+async function checkedMembers(db: Kysely<DB>, orgId: string, entries: unknown): Promise<NewMember[]> {
+  const members = memberRows(entries);
+  await checkCandidates(db, orgId, members);
+  return members;
 }
 
 /** A validated body as stored (no `schemas`: derived on output) and its members, kept apart. */
@@ -115,12 +135,29 @@ function separateMembers(attributes: ScimResource): { attributes: ScimResource; 
   return { attributes: rest, members };
 }
 
-export async function createGroup(db: Kysely<DB>, orgId: string, body: unknown, now = new Date()) {
+/**
+ * The group, its members (checked in the same statement) and its `audit` entry, in one statement;
+ * its members as written, for the answer.
+ */
+export async function createGroup(
+  db: Kysely<DB>,
+  orgId: string,
+  body: unknown,
+  audit: (id: string) => AuditEntry,
+  now = new Date(),
+): Promise<{ group: StoredGroup; members: NewMember[] }> {
   const { attributes, members } = separateMembers(validateResource(groupType, 'create', body));
-  const rows = await checkedMembers(db, orgId, members);
-  const group = await uniqueDisplayName(repo.insertGroup(db, orgId, randomUUID(), attributes, now));
-  await repo.addMembers(db, orgId, group.id, rows, now);
-  return group;
+  const rows = memberRows(members);
+  // A value that is no uuid names no user, and must not reach Postgres as a failed cast.
+  if (!rows.every((m) => isUuid(m.userId))) await checkCandidates(db, orgId, rows);
+  const id = randomUUID();
+  const group = await uniqueDisplayName(repo.insertGroup(db, orgId, id, attributes, rows, now, audit(id)));
+  if (!group) {
+    await checkCandidates(db, orgId, rows);
+    // Every member is a user now: one was deprovisioned or created while the statement ran.
+    throw new ServiceUnavailableError('The members changed while the group was created; send it again', 1);
+  }
+  return { group, members: rows };
 }
 
 export async function getGroup(db: Kysely<DB>, orgId: string, id: string): Promise<StoredGroup> {

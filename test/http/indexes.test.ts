@@ -125,6 +125,14 @@ it.each([
   expect(text).not.toMatch(/"Node Type":"Seq Scan"/);
 });
 
+it('estimates a userName match at one row, so that no organization size makes Postgres walk another index', async () => {
+  const listing = userQuery('userName eq "user42@corp.example"', { kind: 'offset', offset: 0, limit: 100 });
+  const text = JSON.stringify(await explain(userPageStatement(listing, false), listing));
+  const rows = [...text.matchAll(/"Relation Name":"users"[^}]*?"Plan Rows":(\d+)/g)].map((m) => Number(m[1]));
+  expect(rows.length).toBeGreaterThan(0);
+  for (const n of rows) expect(n).toBeLessThanOrEqual(2);
+});
+
 it('indexes the lower-cased values of a multi-valued attribute, whatever the shape of its JSON', async () => {
   // The GIN index holds these arrays: a rewrite of scim_lower_values must give the same results.
   const { rows } = await sql<{ n: number; ci: unknown[] }>`
