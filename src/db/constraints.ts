@@ -12,3 +12,8 @@ export function rethrowDuplicateKey(error: unknown): never {
   if (e?.code === '23505' && typeof e.constraint === 'string') throw new DuplicateKeyError(e.constraint);
   throw error;
 }
+
+/** A write refused by a foreign key (23503): the row it refers to is gone. */
+export function isForeignKeyViolation(error: unknown): boolean {
+  return (error as { code?: unknown })?.code === '23503';
+}

@@ -6,7 +6,7 @@
 import { type Kysely, type Selectable, type SqlBool, sql } from 'kysely';
 import type { AuditEntry } from '../audit/audit.js';
 import { auditValues, auditWritten } from '../audit/audit.repository.js';
-import { rethrowDuplicateKey } from '../db/constraints.js';
+import { isForeignKeyViolation, rethrowDuplicateKey } from '../db/constraints.js';
 import { isUuid } from '../db/ids.js';
 import { param, StatementCache, statement } from '../db/statement.js';
 import type { DB, GroupsTable } from '../db/tables.js';
@@ -352,6 +352,141 @@ export async function addMembers(
     displays: members.map((m) => m.display ?? null),
   });
   return Number(result.numAffectedRows ?? 0n);
+}
+
+/** What a PATCH that names its members by id does to them: the rows to remove, then to add. */
+export interface MemberChanges {
+  /** Every member goes but those in `adds` (a replace of the member set). */
+  readonly removeAll: boolean;
+  /** Members to remove (when not removeAll); never one of `adds`. */
+  readonly removes: readonly string[];
+  /** Members to add, or whose display to set. */
+  readonly adds: readonly NewMember[];
+}
+
+/**
+ * A PATCH's member changes and its audit entry in one statement. They apply only if the group exists
+ * and every member to add is a user of the organization that is not deprovisioned; the group's
+ * lastModified moves only if a member row changed. Row changes, not a lock on the group: concurrent
+ * PATCHes of one group never lose a member.
+ */
+const changeMembersStatement = statement((db) =>
+  db
+    .with('target', (w) =>
+      w.selectFrom('groups').select('id').where('org_id', '=', param('org')).where('id', '=', param('group')),
+    )
+    .with('sent', (w) =>
+      w
+        .selectFrom(
+          sql<{
+            user_id: string;
+            display: string | null;
+          }>`(select unnest(${param('users')}::uuid[]) as user_id,
+            unnest(${param('displays')}::text[]) as display)`.as('sent'),
+        )
+        .selectAll(),
+    )
+    .with('valid', (w) =>
+      w
+        .selectFrom('sent')
+        .innerJoin('users', (join) =>
+          join
+            .onRef('users.id', '=', 'sent.user_id')
+            .on('users.org_id', '=', param('org'))
+            .on('users.deprovisioned_at', 'is', null),
+        )
+        .select(['sent.user_id', 'sent.display']),
+    )
+    // One row when the changes apply: the group exists and every member to add is a user.
+    .with('written', (w) =>
+      w
+        .selectFrom('target')
+        .select('id')
+        .where(sql<SqlBool>`(select count(*) from valid) = (select count(*) from sent)`),
+    )
+    .with('removed', (w) =>
+      w
+        .deleteFrom('group_members')
+        .where('org_id', '=', param('org'))
+        .where('group_id', '=', param('group'))
+        .where(sql<SqlBool>`exists (select 1 from written)`)
+        .where(
+          sql<SqlBool>`case when ${param<boolean>('remove_all')}::boolean
+            then user_id <> all(${param('users')}::uuid[])
+            else user_id = any(${param('removes')}::uuid[]) end`,
+        )
+        .returning('user_id'),
+    )
+    .with('added', (w) =>
+      w
+        .insertInto('group_members')
+        .columns(['org_id', 'group_id', 'user_id', 'display', 'created_at'])
+        .expression(
+          sql`select ${param('org')}::uuid, written.id, valid.user_id, valid.display, ${param('now')}::timestamptz
+            from written cross join valid`,
+        )
+        .onConflict((oc) =>
+          oc
+            .columns(['org_id', 'group_id', 'user_id'])
+            .doUpdateSet({ display: (eb) => eb.ref('excluded.display') })
+            .where(
+              sql<SqlBool>`excluded.display is not null and group_members.display is distinct from excluded.display`,
+            ),
+        )
+        .returning('user_id'),
+    )
+    .with('touched', (w) =>
+      w
+        .updateTable('groups')
+        .set({ updated_at: param<Date>('now') })
+        .where('org_id', '=', param('org'))
+        .where('id', '=', param('group'))
+        .where(sql<SqlBool>`(exists (select 1 from removed) or exists (select 1 from added))`)
+        .returning('id'),
+    )
+    .with('audited', auditWritten())
+    .selectNoFrom([
+      sql<string>`(select count(*) from target)`.as('found'),
+      sql<string>`(select count(*) from written)`.as('applied'),
+      sql<string>`(select count(*) from touched)`.as('changed'),
+    ]),
+);
+
+/**
+ * Applies member changes with the audit entry of the PATCH: `missing` when the group does not exist,
+ * `invalid` when a member to add is not a user of the organization that is not deprovisioned
+ * (nothing is written then), else `unchanged` or `changed` (a member row changed, and the group's
+ * lastModified is `now`).
+ */
+export async function changeMembers(
+  db: Kysely<DB>,
+  orgId: string,
+  groupId: string,
+  changes: MemberChanges,
+  now: Date,
+  audit: AuditEntry,
+): Promise<'missing' | 'invalid' | 'unchanged' | 'changed'> {
+  if (!isUuid(groupId)) return 'missing';
+  const { rows } = await changeMembersStatement
+    .run(db, {
+      org: orgId,
+      group: groupId,
+      now,
+      remove_all: changes.removeAll,
+      removes: changes.removes.filter(isUuid).map((id) => id.toLowerCase()),
+      users: changes.adds.map((m) => m.userId),
+      displays: changes.adds.map((m) => m.display ?? null),
+      ...auditValues(audit, now),
+    })
+    .catch((error: unknown) => {
+      // The group was deleted while the statement ran: its member rows could not refer to it.
+      if (isForeignKeyViolation(error)) return { rows: [{ found: '0', applied: '0', changed: '0' }] };
+      throw error;
+    });
+  const { found, applied, changed } = rows[0]!;
+  if (Number(found) === 0) return 'missing';
+  if (Number(applied) === 0) return 'invalid';
+  return Number(changed) > 0 ? 'changed' : 'unchanged';
 }
 
 const removeAllMembers = statement((db) =>

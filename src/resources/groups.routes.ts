@@ -104,11 +104,23 @@ export function registerGroupRoutes(router: Router<ScimState>): void {
       projection.attributes !== undefined ||
       projection.excludedAttributes !== undefined ||
       prefersRepresentation(ctx.get('prefer'));
-    const { status, body } = await auditedWrite(ctx.state, async (trx) => {
-      const group = await groups.patchGroup(trx, ctx.state.org.id, ctx.params.id!, ctx.request.body);
-      if (!wantsBody) return { status: 204, resourceId: group.id };
-      return { status: 200, resourceId: group.id, body: await render(trx, ctx.state, group, projection) };
-    });
+    const status = wantsBody ? 200 : 204;
+    // The PATCH writes its entry with its change (one statement, or its own transaction).
+    const { body } = await auditedWrite(
+      ctx.state,
+      async (db, entryOf) => {
+        const group = await groups.patchGroup(
+          db,
+          ctx.state.org.id,
+          ctx.params.id!,
+          ctx.request.body,
+          entryOf(status),
+        );
+        if (!wantsBody) return { status, resourceId: group.id };
+        return { status, resourceId: group.id, body: await render(db, ctx.state, group, projection) };
+      },
+      { oneStatement: true },
+    );
     respond(ctx, status, body);
   });
 

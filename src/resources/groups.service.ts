@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { AuditEntry } from '../audit/audit.js';
+import { insertAudit } from '../audit/audit.repository.js';
 import { isUuid } from '../db/ids.js';
 import type { DB } from '../db/tables.js';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../db/text.js';
@@ -205,12 +206,7 @@ async function applyMemberOperation(
       );
     }
     // Entra removes chosen members with `Remove` + a value list; without a value, all members go.
-    if (op.value !== undefined) {
-      const ids = (Array.isArray(op.value) ? op.value : [op.value])
-        .map((v) => (isObject(v) ? v.value : undefined))
-        .filter((v): v is string => typeof v === 'string');
-      return repo.removeMembers(db, orgId, groupId, ids);
-    }
+    if (op.value !== undefined) return repo.removeMembers(db, orgId, groupId, removedIds(op.value));
     return repo.removeMembers(db, orgId, groupId, undefined);
   }
   if (op.filter) {
@@ -224,13 +220,109 @@ async function applyMemberOperation(
     : repo.replaceMembers(db, orgId, groupId, rows, now);
 }
 
+/** The id a member filter names, when it is exactly `value eq "<id>"`. */
+function filteredId(filter: DeferredOperation['filter']): string | undefined {
+  if (filter?.kind !== 'compare' || filter.op !== 'eq' || typeof filter.value !== 'string') return undefined;
+  const target = filter.target;
+  const named = target.kind === 'element' ? target.sub : (target.sub ?? target.attribute);
+  return named.name === 'value' ? filter.value.toLowerCase() : undefined;
+}
+
+/** The ids of a remove's value list (Entra's `Remove` of chosen members). */
+function removedIds(value: unknown): string[] {
+  return (Array.isArray(value) ? value : [value])
+    .map((v) => (isObject(v) ? v.value : undefined))
+    .filter((v): v is string => typeof v === 'string')
+    .map((v) => v.toLowerCase());
+}
+
 /**
- * PATCH: the group's own attributes through applyPatch under a row lock; its members as row
- * inserts and deletes, in order, in the same transaction. meta.lastModified moves only when
- * something changed.
+ * What member operations come to when each names its members by id: the last operation on an id
+ * decides whether it is a member. Undefined when one does not (a filter on anything but the id).
  */
-export async function patchGroup(db: Kysely<DB>, orgId: string, id: string, body: unknown, now = new Date()) {
+function memberChangesById(operations: readonly DeferredOperation[]): repo.MemberChanges | undefined {
+  const last = new Map<string, NewMember | 'remove'>();
+  let removeAll = false;
+  for (const op of operations) {
+    if (op.op === 'remove' && op.filter) {
+      const id = filteredId(op.filter);
+      if (id === undefined) return undefined;
+      last.set(id, 'remove');
+    } else if (op.op === 'remove' && op.value !== undefined) {
+      for (const id of removedIds(op.value)) last.set(id, 'remove');
+    } else if (op.op === 'remove') {
+      removeAll = true;
+      last.clear();
+    } else {
+      if (op.filter) return undefined;
+      if (op.op === 'replace') {
+        removeAll = true;
+        last.clear();
+      }
+      for (const member of memberRows(op.value)) {
+        const before = last.get(member.userId);
+        // A display sent earlier stays unless a later add sends another.
+        const display = member.display ?? (before === 'remove' ? undefined : before?.display);
+        last.set(member.userId, { userId: member.userId, display });
+      }
+    }
+  }
+  const entries = [...last.entries()];
+  return {
+    removeAll,
+    removes: entries.filter(([, change]) => change === 'remove').map(([id]) => id),
+    adds: entries.flatMap(([, change]) => (change === 'remove' ? [] : [change])),
+  };
+}
+
+/**
+ * PATCH, with its `audit` entry. When the operations change only members, each named by id (what
+ * Okta and Entra send for every assignment), they are one statement after a read of the group, and
+ * concurrent ones do not wait on each other. Any other PATCH (attributes, or members removed by a
+ * filter on something else) runs in a transaction under a lock on the group: the group's attributes
+ * through applyPatch, its members as row inserts and deletes in order. meta.lastModified moves only
+ * when something changed.
+ */
+export async function patchGroup(
+  db: Kysely<DB>,
+  orgId: string,
+  id: string,
+  body: unknown,
+  audit: AuditEntry,
+  now = new Date(),
+): Promise<StoredGroup> {
   const operations = parsePatchRequest(body);
+  const current = await repo.findGroup(db, orgId, id);
+  if (!current) throw groupNotFound(id);
+  const result = applyPatch(current.attributes, operations, groupType, { id, relations: RELATIONS });
+  const changes = sameJson(separateMembers(result.attributes).attributes, current.attributes)
+    ? memberChangesById(result.deferred)
+    : undefined;
+  if (changes) {
+    // A value that is no uuid names no user, and must not reach Postgres as a failed cast.
+    if (!changes.adds.every((m) => isUuid(m.userId))) await checkCandidates(db, orgId, changes.adds);
+    const outcome = await repo.changeMembers(db, orgId, id, changes, now, audit);
+    if (outcome === 'missing') throw groupNotFound(id);
+    if (outcome === 'invalid') {
+      await checkCandidates(db, orgId, changes.adds);
+      throw new ServiceUnavailableError('The members changed while the group was patched; send it again', 1);
+    }
+    return outcome === 'changed' ? { ...current, lastModified: now } : current;
+  }
+  return db.transaction().execute(async (trx) => {
+    const group = await patchGroupLocked(trx, orgId, id, operations, now);
+    await insertAudit(trx, [{ entry: audit, at: now }]);
+    return group;
+  });
+}
+
+async function patchGroupLocked(
+  db: Kysely<DB>,
+  orgId: string,
+  id: string,
+  operations: ReturnType<typeof parsePatchRequest>,
+  now: Date,
+): Promise<StoredGroup> {
   const current = await repo.findGroup(db, orgId, id, { forUpdate: true });
   if (!current) throw groupNotFound(id);
   const result = applyPatch(current.attributes, operations, groupType, { id, relations: RELATIONS });

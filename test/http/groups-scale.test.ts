@@ -89,3 +89,18 @@ it('loses no member under parallel add and remove PATCHes on one group', async (
   expect(new Set(members)).toEqual(new Set([...userIds.slice(60, 100), ...userIds.slice(100, 160)]));
   expect(members).toHaveLength(100);
 });
+
+it('answers member PATCHes racing the deletion of their group with 204 or 404, never a 500', async () => {
+  const group = (await t.post('/Groups', { displayName: 'Doomed' }).expect(201)).body;
+  const adds = userIds
+    .slice(200, 240)
+    .map((value) =>
+      t.patch(`/Groups/${group.id}`, patchOp([{ op: 'add', path: 'members', value: [{ value }] }])),
+    );
+  const [deleted, ...results] = await Promise.all([t.delete(`/Groups/${group.id}`), ...adds]);
+  expect(deleted.status).toBe(204);
+  for (const res of results) expect([204, 404]).toContain(res.status);
+  const { rows } = await sql<{ n: string }>`
+    select count(*) as n from group_members where group_id = ${group.id}`.execute(harness.database.db);
+  expect(Number(rows[0]!.n)).toBe(0);
+});
