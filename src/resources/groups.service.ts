@@ -16,8 +16,10 @@ import {
 } from '../http/scim-errors.js';
 import { isObject, sameJson } from '../json.js';
 import { findAttribute, GROUP_SCHEMA_URN, resourceTypes, topLevelAttributes } from '../schema/registry.js';
+import * as memberRepo from './group-members.repository.js';
 import type { NewMember, StoredGroup, StoredMember } from './groups.js';
 import * as repo from './groups.repository.js';
+import { groupStorage } from './groups.storage.js';
 import { withRelated } from './list-query.js';
 import { applyPatch, type DeferredOperation } from './patch.js';
 import { parsePatchRequest } from './patch-request.js';
@@ -104,7 +106,7 @@ function memberRows(entries: unknown): NewMember[] {
 
 /** Refuses the members that are not users of this organization that are not deprovisioned. */
 async function checkCandidates(db: Kysely<DB>, orgId: string, members: readonly NewMember[]): Promise<void> {
-  const found = await repo.findMemberCandidates(
+  const found = await memberRepo.findMemberCandidates(
     db,
     orgId,
     members.map((m) => m.userId),
@@ -168,7 +170,7 @@ export async function getGroup(db: Kysely<DB>, orgId: string, id: string): Promi
 }
 
 export async function membersOf(db: Kysely<DB>, orgId: string, groupId: string): Promise<StoredMember[]> {
-  return (await repo.listMembers(db, orgId, [groupId])).get(groupId) ?? [];
+  return (await memberRepo.listMembers(db, orgId, [groupId])).get(groupId) ?? [];
 }
 
 /** PUT replaces displayName, externalId and the whole member set. */
@@ -183,7 +185,7 @@ export async function replaceGroup(
   const current = await repo.findGroup(db, orgId, id, { forUpdate: true });
   if (!current) throw groupNotFound(id);
   const rows = await checkedMembers(db, orgId, members);
-  await repo.replaceMembers(db, orgId, id, rows, now);
+  await memberRepo.replaceMembers(db, orgId, id, rows, now);
   return uniqueDisplayName(repo.updateGroup(db, orgId, id, attributes, now));
 }
 
@@ -197,17 +199,17 @@ async function applyMemberOperation(
 ) {
   if (op.op === 'remove') {
     if (op.filter) {
-      return repo.removeMembers(
+      return memberRepo.removeMembers(
         db,
         orgId,
         groupId,
         undefined,
-        planFilter(op.filter, repo.groupStorage, 'members'),
+        planFilter(op.filter, groupStorage, 'members'),
       );
     }
     // Entra removes chosen members with `Remove` + a value list; without a value, all members go.
-    if (op.value !== undefined) return repo.removeMembers(db, orgId, groupId, removedIds(op.value));
-    return repo.removeMembers(db, orgId, groupId, undefined);
+    if (op.value !== undefined) return memberRepo.removeMembers(db, orgId, groupId, removedIds(op.value));
+    return memberRepo.removeMembers(db, orgId, groupId, undefined);
   }
   if (op.filter) {
     throw new InvalidPathError(
@@ -216,8 +218,8 @@ async function applyMemberOperation(
   }
   const rows = await checkedMembers(db, orgId, op.value);
   return op.op === 'add'
-    ? repo.addMembers(db, orgId, groupId, rows, now)
-    : repo.replaceMembers(db, orgId, groupId, rows, now);
+    ? memberRepo.addMembers(db, orgId, groupId, rows, now)
+    : memberRepo.replaceMembers(db, orgId, groupId, rows, now);
 }
 
 /** The id a member filter names, when it is exactly `value eq "<id>"`. */
@@ -240,7 +242,7 @@ function removedIds(value: unknown): string[] {
  * What member operations come to when each names its members by id: the last operation on an id
  * decides whether it is a member. Undefined when one does not (a filter on anything but the id).
  */
-function memberChangesById(operations: readonly DeferredOperation[]): repo.MemberChanges | undefined {
+function memberChangesById(operations: readonly DeferredOperation[]): memberRepo.MemberChanges | undefined {
   const last = new Map<string, NewMember | 'remove'>();
   let removeAll = false;
   for (const op of operations) {
@@ -301,7 +303,7 @@ export async function patchGroup(
   if (changes) {
     // A value that is no uuid names no user, and must not reach Postgres as a failed cast.
     if (!changes.adds.every((m) => isUuid(m.userId))) await checkCandidates(db, orgId, changes.adds);
-    const outcome = await repo.changeMembers(db, orgId, id, changes, now, audit);
+    const outcome = await memberRepo.changeMembers(db, orgId, id, changes, now, audit);
     if (outcome === 'missing') throw groupNotFound(id);
     if (outcome === 'invalid') {
       await checkCandidates(db, orgId, changes.adds);
@@ -345,12 +347,12 @@ export const searchableGroups = (
   withMembers: boolean,
 ): Searchable<{ item: StoredGroup; related: StoredMember[] | undefined }> => ({
   type: groupType,
-  storage: repo.groupStorage,
+  storage: groupStorage,
   createdColumn: 'created_at',
   fetch: async (query) =>
     withRelated(
       await repo.listGroups(db, orgId, query),
-      withMembers ? (ids) => repo.listMembers(db, orgId, ids) : undefined,
+      withMembers ? (ids) => memberRepo.listMembers(db, orgId, ids) : undefined,
     ),
   render: ({ item, related }) => renderGroup(item, baseUrl, related),
 });
