@@ -13,16 +13,26 @@ import { conditionKey, type FilterPlan } from '../filter/plan.js';
 import type { NewMember, StoredMember } from './groups.js';
 import { groupStorage } from './groups.storage.js';
 
-/** A CTE step of the members sent (`users` and `displays`, array parameters): user_id, display. */
+/**
+ * A CTE step of the members sent (the `members` parameter, memberValues gives it): user_id, display.
+ * They travel as JSON, whose row count Postgres does not try to foresee: with arrays it sized a
+ * plan by each call's values and planned the statement again on every call.
+ */
 export function sentMembers() {
   // biome-ignore lint/suspicious/noExplicitAny: the creator of any statement that takes members.
   return (w: QueryCreator<any>) =>
     w
       .selectFrom(
-        sql<{ user_id: string; display: string | null }>`(select unnest(${param('users')}::uuid[]) as user_id,
-          unnest(${param('displays')}::text[]) as display)`.as('sent'),
+        sql<{ user_id: string; display: string | null }>`jsonb_to_recordset(${param('members')}::jsonb)`.as(
+          sql`sent(user_id uuid, display text)`,
+        ),
       )
       .selectAll();
+}
+
+/** The `members` parameter of sentMembers. */
+export function memberValues(members: readonly NewMember[]): { members: string } {
+  return { members: JSON.stringify(members.map((m) => ({ user_id: m.userId, display: m.display ?? null }))) };
 }
 
 /** A CTE step of the members of the step `sent` that are users of the organization, not deprovisioned. */
@@ -174,7 +184,7 @@ const changeMembersStatement = statement((db) =>
         .where(sql<SqlBool>`exists (select 1 from written)`)
         .where(
           sql<SqlBool>`case when ${param<boolean>('remove_all')}::boolean
-            then user_id <> all(${param('users')}::uuid[])
+            then user_id not in (select user_id from sent)
             else user_id = any(${param('removes')}::uuid[]) end`,
         )
         .returning('user_id'),
@@ -236,8 +246,7 @@ export async function changeMembers(
       now,
       remove_all: changes.removeAll,
       removes: changes.removes.filter(isUuid).map((id) => id.toLowerCase()),
-      users: changes.adds.map((m) => m.userId),
-      displays: changes.adds.map((m) => m.display ?? null),
+      ...memberValues(changes.adds),
       ...auditValues(audit, now),
     })
     .catch((error: unknown) => {

@@ -9,7 +9,7 @@ import { param, statement } from '../db/statement.js';
 import type { DB, GroupsTable } from '../db/tables.js';
 import { compileCondition } from '../filter/compile.js';
 import { COUNT_OF, countRows } from './counts.repository.js';
-import { sentMembers, validMembers } from './group-members.repository.js';
+import { memberValues, sentMembers, validMembers } from './group-members.repository.js';
 import type { NewMember, StoredGroup } from './groups.js';
 import { groupStorage } from './groups.storage.js';
 import { collectPage, type ListQuery, type ListResult, listStatement, pageRows } from './list-query.js';
@@ -94,8 +94,7 @@ export async function insertGroup(
       id,
       now,
       ...groupValues(attributes),
-      users: members.map((m) => m.userId),
-      displays: members.map((m) => m.display ?? null),
+      ...memberValues(members),
       ...auditValues(audit, now),
     })
     .catch(rethrowDuplicateKey);
