@@ -162,67 +162,75 @@ export interface MemberChanges {
  * lastModified moves only if a member row changed. Row changes, not a lock on the group: concurrent
  * PATCHes of one group never lose a member.
  */
-const changeMembersStatement = statement((db) =>
-  db
-    .with('target', (w) =>
-      w.selectFrom('groups').select('id').where('org_id', '=', param('org')).where('id', '=', param('group')),
-    )
-    .with('sent', sentMembers())
-    .with('valid', validMembers())
-    // One row when the changes apply: the group exists and every member to add is a user.
-    .with('written', (w) =>
-      w
-        .selectFrom('target')
-        .select('id')
-        .where(sql<SqlBool>`(select count(*) from valid) = (select count(*) from sent)`),
-    )
-    .with('removed', (w) =>
-      w
-        .deleteFrom('group_members')
-        .where('org_id', '=', param('org'))
-        .where('group_id', '=', param('group'))
-        .where(sql<SqlBool>`exists (select 1 from written)`)
-        .where(
-          sql<SqlBool>`case when ${param<boolean>('remove_all')}::boolean
-            then user_id not in (select user_id from sent)
-            else user_id = any(${param('removes')}::uuid[]) end`,
-        )
-        .returning('user_id'),
-    )
-    .with('added', (w) =>
-      w
-        .insertInto('group_members')
-        .columns(['org_id', 'group_id', 'user_id', 'display', 'created_at'])
-        .expression(
-          sql`select ${param('org')}::uuid, written.id, valid.user_id, valid.display, ${param('now')}::timestamptz
+const changeMembersStatement = (removeAll: boolean) =>
+  statement((db) =>
+    db
+      .with('target', (w) =>
+        w
+          .selectFrom('groups')
+          .select('id')
+          .where('org_id', '=', param('org'))
+          .where('id', '=', param('group')),
+      )
+      .with('sent', sentMembers())
+      .with('valid', validMembers())
+      // One row when the changes apply: the group exists and every member to add is a user.
+      .with('written', (w) =>
+        w
+          .selectFrom('target')
+          .select('id')
+          .where(sql<SqlBool>`(select count(*) from valid) = (select count(*) from sent)`),
+      )
+      .with('removed', (w) =>
+        w
+          .deleteFrom('group_members')
+          .where('org_id', '=', param('org'))
+          .where('group_id', '=', param('group'))
+          .where(sql<SqlBool>`exists (select 1 from written)`)
+          // The ids as JSON too: a plan sized by them would be planned again on every call.
+          .where(
+            removeAll
+              ? sql<SqlBool>`user_id not in (select user_id from sent)`
+              : sql<SqlBool>`user_id in (select value::uuid from jsonb_array_elements_text(${param('removes')}::jsonb))`,
+          )
+          .returning('user_id'),
+      )
+      .with('added', (w) =>
+        w
+          .insertInto('group_members')
+          .columns(['org_id', 'group_id', 'user_id', 'display', 'created_at'])
+          .expression(
+            sql`select ${param('org')}::uuid, written.id, valid.user_id, valid.display, ${param('now')}::timestamptz
             from written cross join valid`,
-        )
-        .onConflict((oc) =>
-          oc
-            .columns(['org_id', 'group_id', 'user_id'])
-            .doUpdateSet({ display: (eb) => eb.ref('excluded.display') })
-            .where(
-              sql<SqlBool>`excluded.display is not null and group_members.display is distinct from excluded.display`,
-            ),
-        )
-        .returning('user_id'),
-    )
-    .with('touched', (w) =>
-      w
-        .updateTable('groups')
-        .set({ updated_at: param<Date>('now') })
-        .where('org_id', '=', param('org'))
-        .where('id', '=', param('group'))
-        .where(sql<SqlBool>`(exists (select 1 from removed) or exists (select 1 from added))`)
-        .returning('id'),
-    )
-    .with('audited', auditWritten())
-    .selectNoFrom([
-      sql<string>`(select count(*) from target)`.as('found'),
-      sql<string>`(select count(*) from written)`.as('applied'),
-      sql<string>`(select count(*) from touched)`.as('changed'),
-    ]),
-);
+          )
+          .onConflict((oc) =>
+            oc
+              .columns(['org_id', 'group_id', 'user_id'])
+              .doUpdateSet({ display: (eb) => eb.ref('excluded.display') })
+              .where(
+                sql<SqlBool>`excluded.display is not null and group_members.display is distinct from excluded.display`,
+              ),
+          )
+          .returning('user_id'),
+      )
+      .with('touched', (w) =>
+        w
+          .updateTable('groups')
+          .set({ updated_at: param<Date>('now') })
+          .where('org_id', '=', param('org'))
+          .where('id', '=', param('group'))
+          .where(sql<SqlBool>`(exists (select 1 from removed) or exists (select 1 from added))`)
+          .returning('id'),
+      )
+      .with('audited', auditWritten())
+      .selectNoFrom([
+        sql<string>`(select count(*) from target)`.as('found'),
+        sql<string>`(select count(*) from written)`.as('applied'),
+        sql<string>`(select count(*) from touched)`.as('changed'),
+      ]),
+  );
+/** One statement for a replace of the member set, one for changes to some members. */
+const CHANGE_MEMBERS = { all: changeMembersStatement(true), some: changeMembersStatement(false) };
 
 /**
  * Applies member changes with the audit entry of the PATCH: `missing` when the group does not exist,
@@ -239,13 +247,12 @@ export async function changeMembers(
   audit: AuditEntry,
 ): Promise<'missing' | 'invalid' | 'unchanged' | 'changed'> {
   if (!isUuid(groupId)) return 'missing';
-  const { rows } = await changeMembersStatement
+  const { rows } = await CHANGE_MEMBERS[changes.removeAll ? 'all' : 'some']
     .run(db, {
       org: orgId,
       group: groupId,
       now,
-      remove_all: changes.removeAll,
-      removes: changes.removes.filter(isUuid).map((id) => id.toLowerCase()),
+      removes: JSON.stringify(changes.removes.filter(isUuid).map((id) => id.toLowerCase())),
       ...memberValues(changes.adds),
       ...auditValues(audit, now),
     })
