@@ -76,7 +76,7 @@ export interface Written<B = unknown> {
   readonly body?: B;
 }
 
-/** The entry of this write, answered `status`, for a write that records it in its own statement. */
+/** The entry of this write, answered `status`, for a write that records it itself. */
 export type EntryOf = (status: number, resourceId?: string) => AuditEntry;
 
 interface AuditedWriteScope extends AuditedRequest {
@@ -87,25 +87,26 @@ interface AuditedWriteScope extends AuditedRequest {
 
 /**
  * Runs a SCIM write and records its audit entry with it. By default `work` runs in a transaction
- * that also inserts the entry, with the status `work` returns. A write that is one statement (the
- * create of a user) passes `{ oneStatement: true }`: it runs without a transaction and writes the
- * entry `entryOf` gives it in that statement.
+ * that also inserts the entry, with the status `work` returns. A write that writes its entry itself
+ * passes `{ writesItsEntry: true }`: it runs on the database, without a transaction, and writes the
+ * entry `entryOf` gives it with its change (in the same statement, or in a transaction of its own).
  */
 export async function auditedWrite<B>(
   state: AuditedWriteScope,
   work: (db: Kysely<DB>, entryOf: EntryOf) => Promise<Written<B>>,
-  options: { oneStatement?: boolean } = {},
+  options: { writesItsEntry?: boolean } = {},
 ): Promise<Written<B>> {
   const actor = `token:${state.token.tokenId}`;
   const entryOf: EntryOf = (status, resourceId) => writeEntry(state, state.org.id, actor, status, resourceId);
   let written: Written<B>;
-  if (options.oneStatement) {
+  if (options.writesItsEntry) {
     let entryWritten = false;
     written = await work(state.db, (status, resourceId) => {
       entryWritten = true;
       return entryOf(status, resourceId);
     });
-    if (!entryWritten) throw new Error('a one-statement write must write the audit entry entryOf gives it');
+    if (!entryWritten)
+      throw new Error('a write that writes its own audit entry must write the one entryOf gives it');
   } else {
     written = await state.db.transaction().execute(async (trx) => {
       const done = await work(trx, entryOf);

@@ -1,7 +1,7 @@
 // SQL for the members of groups: one row per (group, user), so adding or removing k members costs
-// O(k) whatever the size of the group. Member ids travel as one array parameter: one statement text
-// whatever their number, and no limit from the protocol's 65,535 parameters.
-import { type Kysely, type QueryCreator, type SqlBool, sql } from 'kysely';
+// O(k) whatever the size of the group. Members travel as one parameter (a JSON list, or an array of
+// ids): one statement text whatever their number, and no limit from the protocol's 65,535 parameters.
+import { type Kysely, type OnConflictBuilder, type QueryCreator, type SqlBool, sql } from 'kysely';
 import type { AuditEntry } from '../audit/audit.js';
 import { auditValues, auditWritten } from '../audit/audit.repository.js';
 import { isForeignKeyViolation } from '../db/constraints.js';
@@ -106,28 +106,32 @@ export async function findMemberCandidates(
   return new Set(rows.map((r) => r.id));
 }
 
+/**
+ * ON CONFLICT for member rows: a member already there stays, taking the display sent with it if that
+ * differs (Okta's full push re-sends displays).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the conflict builder of any insert into group_members.
+const keepMemberTakingDisplay = (conflict: OnConflictBuilder<any, any>) =>
+  conflict
+    .columns(['org_id', 'group_id', 'user_id'])
+    .doUpdateSet({ display: sql`excluded.display` })
+    .where(
+      sql<SqlBool>`excluded.display is not null and group_members.display is distinct from excluded.display`,
+    );
+
 const addMembersStatement = statement((db) =>
   db
+    .with('sent', sentMembers())
     .insertInto('group_members')
     .columns(['org_id', 'group_id', 'user_id', 'display', 'created_at'])
     .expression(
-      sql`select ${param('org')}::uuid, ${param('group')}::uuid, m.user_id, m.display, ${param('now')}::timestamptz
-        from unnest(${param('users')}::uuid[], ${param('displays')}::text[]) as m(user_id, display)`,
+      sql`select ${param('org')}::uuid, ${param('group')}::uuid, sent.user_id, sent.display, ${param('now')}::timestamptz
+        from sent`,
     )
-    .onConflict((oc) =>
-      oc
-        .columns(['org_id', 'group_id', 'user_id'])
-        .doUpdateSet({ display: (eb) => eb.ref('excluded.display') })
-        .where(
-          sql<SqlBool>`excluded.display is not null and group_members.display is distinct from excluded.display`,
-        ),
-    ),
+    .onConflict(keepMemberTakingDisplay),
 );
 
-/**
- * Adds members. One already there stays, taking the display sent with it if that differs (Okta's
- * full push re-sends displays). Returns how many rows were added or changed.
- */
+/** Adds members (keepMemberTakingDisplay). Returns how many rows were added or changed. */
 export async function addMembers(
   db: Kysely<DB>,
   orgId: string,
@@ -140,8 +144,7 @@ export async function addMembers(
     org: orgId,
     group: groupId,
     now,
-    users: members.map((m) => m.userId),
-    displays: members.map((m) => m.display ?? null),
+    ...memberValues(members),
   });
   return Number(result.numAffectedRows ?? 0n);
 }
@@ -203,14 +206,7 @@ const changeMembersStatement = (removeAll: boolean) =>
             sql`select ${param('org')}::uuid, written.id, valid.user_id, valid.display, ${param('now')}::timestamptz
             from written cross join valid`,
           )
-          .onConflict((oc) =>
-            oc
-              .columns(['org_id', 'group_id', 'user_id'])
-              .doUpdateSet({ display: (eb) => eb.ref('excluded.display') })
-              .where(
-                sql<SqlBool>`excluded.display is not null and group_members.display is distinct from excluded.display`,
-              ),
-          )
+          .onConflict(keepMemberTakingDisplay)
           .returning('user_id'),
       )
       .with('touched', (w) =>

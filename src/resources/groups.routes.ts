@@ -4,6 +4,7 @@ import { auditedWrite } from '../audit/audited-write.js';
 import { respond } from '../http/respond.js';
 import { ForbiddenError } from '../http/scim-errors.js';
 import type { ScimState } from '../scim/state.js';
+import type { StoredMember } from './groups.js';
 import * as groups from './groups.service.js';
 import { type ListParams, listParamsFromQuery, listParamsFromSearchRequest } from './list-params.js';
 import { prefersRepresentation } from './prefer.js';
@@ -38,18 +39,20 @@ export function registerGroupRoutes(router: Router<ScimState>): void {
     respond(ctx, 200, await list(ctx.state, listParamsFromSearchRequest(ctx.request.body)));
   });
 
-  /** Renders a group as the projection asks, reading the member rows only when it carries them. */
   /**
-   * Renders a group as the projection asks, reading the member rows (on `db`: the write's transaction,
-   * when it renders what it wrote) only when the group carries them.
+   * Renders a group as the projection asks, with its members when it carries them: `known` ones, or
+   * the member rows read on `db` (the write's transaction, when it renders what it wrote).
    */
   const render = async (
     db: ScimState['db'],
     state: ScimState,
     group: Awaited<ReturnType<typeof groups.getGroup>>,
     projection: ProjectionParams,
+    known?: StoredMember[],
   ) => {
-    const members = withMembers(projection) ? await groups.membersOf(db, state.org.id, group.id) : undefined;
+    const members = withMembers(projection)
+      ? (known ?? (await groups.membersOf(db, state.org.id, group.id)))
+      : undefined;
     return projectAttributes(groups.renderGroup(group, state.baseUrl, members), groups.groupType, projection);
   };
 
@@ -65,20 +68,16 @@ export function registerGroupRoutes(router: Router<ScimState>): void {
           );
           return { status: 201, resourceId: created.group.id, body: created };
         },
-        { oneStatement: true },
+        { writesItsEntry: true },
       )
     ).body!;
     ctx.set('Location', `${ctx.state.baseUrl}/Groups/${group.id}`);
     // A group created without members is answered without reading them.
-    const body =
-      members.length === 0
-        ? projectAttributes(
-            groups.renderGroup(group, ctx.state.baseUrl, withMembers(projection) ? [] : undefined),
-            groups.groupType,
-            projection,
-          )
-        : await render(ctx.state.db, ctx.state, group, projection);
-    respond(ctx, 201, body);
+    respond(
+      ctx,
+      201,
+      await render(ctx.state.db, ctx.state, group, projection, members.length === 0 ? [] : undefined),
+    );
   });
 
   router.get('/Groups/:id', ...guard, async (ctx) => {
@@ -119,7 +118,7 @@ export function registerGroupRoutes(router: Router<ScimState>): void {
         if (!wantsBody) return { status, resourceId: group.id };
         return { status, resourceId: group.id, body: await render(db, ctx.state, group, projection) };
       },
-      { oneStatement: true },
+      { writesItsEntry: true },
     );
     respond(ctx, status, body);
   });

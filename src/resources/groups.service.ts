@@ -122,6 +122,25 @@ async function checkCandidates(db: Kysely<DB>, orgId: string, members: readonly 
   }
 }
 
+/** Refuses before any statement a member whose value is no uuid: it names no user, and must not reach Postgres as a failed cast. */
+async function refuseNonUuids(db: Kysely<DB>, orgId: string, members: readonly NewMember[]): Promise<void> {
+  if (!members.every((m) => isUuid(m.userId))) await checkCandidates(db, orgId, members);
+}
+
+/**
+ * After a statement wrote nothing because a member it was sent is not a user: the 400 naming the
+ * members, or (they are all users by now, one changed while the statement ran) 503 to send it again.
+ */
+async function refuseMembers(
+  db: Kysely<DB>,
+  orgId: string,
+  members: readonly NewMember[],
+  write: string,
+): Promise<never> {
+  await checkCandidates(db, orgId, members);
+  throw new ServiceUnavailableError(`The members changed while the group was ${write}; send it again`, 1);
+}
+
 /**
  * The member rows of a request, after checking that every one is a user of this organization that
  * is not deprovisioned. Nothing is written when one is not.
@@ -151,15 +170,10 @@ export async function createGroup(
 ): Promise<{ group: StoredGroup; members: NewMember[] }> {
   const { attributes, members } = separateMembers(validateResource(groupType, 'create', body));
   const rows = memberRows(members);
-  // A value that is no uuid names no user, and must not reach Postgres as a failed cast.
-  if (!rows.every((m) => isUuid(m.userId))) await checkCandidates(db, orgId, rows);
+  await refuseNonUuids(db, orgId, rows);
   const id = randomUUID();
   const group = await uniqueDisplayName(repo.insertGroup(db, orgId, id, attributes, rows, now, audit(id)));
-  if (!group) {
-    await checkCandidates(db, orgId, rows);
-    // Every member is a user now: one was deprovisioned or created while the statement ran.
-    throw new ServiceUnavailableError('The members changed while the group was created; send it again', 1);
-  }
+  if (!group) return refuseMembers(db, orgId, rows, 'created');
   return { group, members: rows };
 }
 
@@ -301,14 +315,10 @@ export async function patchGroup(
     ? memberChangesById(result.deferred)
     : undefined;
   if (changes) {
-    // A value that is no uuid names no user, and must not reach Postgres as a failed cast.
-    if (!changes.adds.every((m) => isUuid(m.userId))) await checkCandidates(db, orgId, changes.adds);
+    await refuseNonUuids(db, orgId, changes.adds);
     const outcome = await memberRepo.changeMembers(db, orgId, id, changes, now, audit);
     if (outcome === 'missing') throw groupNotFound(id);
-    if (outcome === 'invalid') {
-      await checkCandidates(db, orgId, changes.adds);
-      throw new ServiceUnavailableError('The members changed while the group was patched; send it again', 1);
-    }
+    if (outcome === 'invalid') return refuseMembers(db, orgId, changes.adds, 'patched');
     return outcome === 'changed' ? { ...current, lastModified: now } : current;
   }
   return db.transaction().execute(async (trx) => {

@@ -54,7 +54,7 @@ export function registerUserRoutes(router: Router<ScimState>): void {
         const user = await users.createUser(db, ctx.state.org.id, ctx.request.body, (id) => entryOf(201, id));
         return { status: 201, resourceId: user.id, body: render(ctx.state, user, projection) };
       },
-      { oneStatement: true },
+      { writesItsEntry: true },
     );
     ctx.set('Location', `${ctx.state.baseUrl}/Users/${resourceId}`);
     respond(ctx, 201, body);
@@ -66,7 +66,7 @@ export function registerUserRoutes(router: Router<ScimState>): void {
     respond(ctx, 200, render(ctx.state, user, projection));
   });
 
-  // PUT, PATCH and DELETE are each one statement with their audit entry, like POST: no transaction.
+  // PUT, PATCH and DELETE write their audit entry in the statement of their change, like POST.
   router.put('/Users/:id', scope, async (ctx) => {
     const projection = projectionFromQuery(ctx.query);
     const { status, body } = await auditedWrite(
@@ -81,7 +81,7 @@ export function registerUserRoutes(router: Router<ScimState>): void {
         );
         return { status: 200, resourceId: user.id, body: render(ctx.state, user, projection) };
       },
-      { oneStatement: true },
+      { writesItsEntry: true },
     );
     respond(ctx, status, body);
   });
@@ -109,7 +109,7 @@ export function registerUserRoutes(router: Router<ScimState>): void {
           ...(minimal ? {} : { body: render(ctx.state, user, projection) }),
         };
       },
-      { oneStatement: true },
+      { writesItsEntry: true },
     );
     respond(ctx, status, body);
   });
@@ -121,7 +121,7 @@ export function registerUserRoutes(router: Router<ScimState>): void {
         await users.deleteUser(db, ctx.state.org, ctx.params.id!, entryOf(204));
         return { status: 204, resourceId: undefined };
       },
-      { oneStatement: true },
+      { writesItsEntry: true },
     );
     respond(ctx, 204);
   });
