@@ -188,13 +188,13 @@ const changeMembersStatement = (removeAll: boolean) =>
         w
           .deleteFrom('group_members')
           .where('org_id', '=', param('org'))
-          .where('group_id', '=', param('group'))
-          .where(sql<SqlBool>`exists (select 1 from written)`)
-          // The ids as JSON too: a plan sized by them would be planned again on every call.
+          // The group and the ids as values computed when the statement runs, not parameters: a plan
+          // that knew the group's size would beat the generic one, and be made again on every call.
+          .where('group_id', '=', sql<string>`(select id from written)`)
           .where(
             removeAll
               ? sql<SqlBool>`user_id not in (select user_id from sent)`
-              : sql<SqlBool>`user_id in (select value::uuid from jsonb_array_elements_text(${param('removes')}::jsonb))`,
+              : sql<SqlBool>`user_id = any(array(select value::uuid from jsonb_array_elements_text(${param('removes')}::jsonb)))`,
           )
           .returning('user_id'),
       )

@@ -102,7 +102,9 @@ export function pageRows<D, TB extends keyof D, O>(
     .select(sql`${sortKey.expr}`.as('sort_key'))
     .orderBy(sql`${sortKey.expr} ${order.key}`)
     .orderBy(sql`${id} ${order.id}`);
-  const limit = param<number>('limit');
+  // The limit is part of the text, not a parameter: Postgres plans a LIMIT it cannot see as a tenth
+  // of the table, and would plan each page again rather than keep a plan that costly.
+  const limit = sql.lit(rowsRead(page));
   if (page.kind === 'offset') return paged.offset(param<number>('offset')).limit(limit);
   if (page.after) paged = paged.where(keysetAfter(sortKey, id, descending, page.after.value === null));
   return paged.limit(limit);
@@ -139,6 +141,9 @@ export function decoratePage<D>(
     .orderBy(sql`${sql.ref(`${table}.id`)} ${order.id}`);
 }
 
+/** The rows a page reads: a keyset page reads one more than it shows, to tell whether there is more. */
+const rowsRead = (page: PageRequest) => (page.kind === 'offset' ? page.limit : page.limit + 1);
+
 const statements = new StatementCache();
 
 /**
@@ -154,7 +159,9 @@ function listKey(table: string, variant: string, query: ListQuery): string {
         ? 'keyset'
         : `keyset after ${page.after.value === null ? 'null' : 'value'}`;
   const filter = query.filter ? conditionKey(query.filter.condition) : '';
-  return [table, variant, query.sortKey.name, readsDescending(query), paging, filter].join('\n');
+  return [table, variant, query.sortKey.name, readsDescending(query), paging, rowsRead(page), filter].join(
+    '\n',
+  );
 }
 
 /** A list statement of `table`, built by `build` the first time its key is seen. */
@@ -173,8 +180,6 @@ export function listValues(orgId: string, query: ListQuery): Record<string, unkn
   return {
     org: orgId,
     ...(query.filter ? filterValues(query.filter) : {}),
-    // A keyset page reads one row more than it shows, to tell whether there is more.
-    limit: page.kind === 'offset' ? page.limit : page.limit + 1,
     ...(page.kind === 'offset' ? { offset: page.offset } : {}),
     ...(page.kind === 'keyset' && page.after
       ? { [KEYSET_PARAMETERS.value]: page.after.value, [KEYSET_PARAMETERS.id]: page.after.id }

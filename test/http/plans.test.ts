@@ -1,0 +1,105 @@
+// Postgres keeps one plan for a named statement once a generic plan costs no more than the plans it
+// made for each call's values; otherwise it plans the statement again on every call. These are the
+// statements an IdP repeats most, run on one connection with values that differ the way real ones do.
+import { type Kysely, sql } from 'kysely';
+import { expect, it } from 'vitest';
+import type { DB } from '../../src/db/tables.js';
+import { compileSortKey, resolveSort } from '../../src/filter/sort.js';
+import { changeMembers } from '../../src/resources/group-members.repository.js';
+import { type ListQuery, listValues } from '../../src/resources/list-query.js';
+import { userPageStatement, userStorage } from '../../src/resources/users.repository.js';
+import { resourceTypes } from '../../src/schema/registry.js';
+import { type Harness, type Tenant, useHarness } from '../helpers/harness.js';
+
+let harness: Harness;
+let t: Tenant;
+const USERS = 20_000;
+const BIG = 18_000;
+let bigGroup: string;
+let smallGroup: string;
+let spare: string[];
+
+useHarness(async (h) => {
+  harness = h;
+  t = await h.tenant();
+  const db = h.database.db;
+  await sql`
+    insert into users (org_id, id, user_name, external_id, display_name, active, data, created_at, updated_at)
+    select ${t.orgId}::uuid, gen_random_uuid(), 'user' || i || '@corp.example', 'ext-' || i, 'User ' || i, true,
+           jsonb_build_object('userName', 'user' || i || '@corp.example'),
+           now() - (i || ' seconds')::interval, now()
+    from generate_series(1, ${USERS}) as i`.execute(db);
+  const groups = await sql<{ id: string }>`
+    insert into groups (org_id, id, display_name, data, created_at, updated_at)
+    select ${t.orgId}::uuid, gen_random_uuid(), name, jsonb_build_object('displayName', name), now(), now()
+    from unnest(array['Everyone', 'Admins']) as name
+    returning id`.execute(db);
+  [bigGroup, smallGroup] = groups.rows.map((r) => r.id) as [string, string];
+  // A group of most users and one of two: the sizes a real organization's groups have.
+  await sql`
+    insert into group_members (org_id, group_id, user_id, created_at)
+    select org_id, ${bigGroup}::uuid, id, now() from users where org_id = ${t.orgId}::uuid order by id limit ${BIG}`.execute(
+    db,
+  );
+  await sql`
+    insert into group_members (org_id, group_id, user_id, created_at)
+    select org_id, ${smallGroup}::uuid, id, now() from users where org_id = ${t.orgId}::uuid order by id desc limit 2`.execute(
+    db,
+  );
+  const rest = await sql<{ id: string }>`
+    select id from users where org_id = ${t.orgId}::uuid
+    and id not in (select user_id from group_members where org_id = ${t.orgId}::uuid)`.execute(db);
+  spare = rest.rows.map((r) => r.id);
+  await sql`analyze`.execute(db);
+});
+
+/** How often the statement whose text starts with `start` was planned for its values, and generically. */
+async function plansOf(db: Kysely<DB>, start: string): Promise<{ custom: number; generic: number }> {
+  const { rows } = await sql<{ custom: string; generic: string }>`
+    select custom_plans as custom, generic_plans as generic from pg_prepared_statements
+    where starts_with(statement, ${start})`.execute(db);
+  expect(rows).toHaveLength(1);
+  return { custom: Number(rows[0]!.custom), generic: Number(rows[0]!.generic) };
+}
+
+it('keeps one plan for member changes, whatever the size of the group', async () => {
+  await harness.database.db.connection().execute(async (db) => {
+    // Small groups first: plans made for them look cheaper than any plan for a group of any size.
+    const groups = [...Array(6).fill(smallGroup), ...Array(6).fill(bigGroup)] as string[];
+    for (const [n, group] of groups.entries()) {
+      const audit = {
+        orgId: t.orgId,
+        actor: 'test',
+        action: 'group.patch',
+        resourceType: 'Group',
+        resourceId: group,
+        status: 204,
+        requestId: `plans-${n}`,
+      } as const;
+      const changes = { removeAll: false, removes: [spare[n + 100]!], adds: [{ userId: spare[n]! }] };
+      expect(await changeMembers(db, t.orgId, group, changes, new Date(), audit)).toBe('changed');
+    }
+    const plans = await plansOf(db, 'with "target" as');
+    expect(plans.custom).toBeLessThanOrEqual(5);
+    expect(plans.generic).toBeGreaterThanOrEqual(7);
+  });
+});
+
+it('keeps one plan for the first page of users', async () => {
+  const sortKey = compileSortKey(resolveSort(resourceTypes.User), userStorage, 'created_at');
+  const first: ListQuery = {
+    filter: undefined,
+    sortKey,
+    descending: false,
+    page: { kind: 'keyset', after: undefined, backwards: false, limit: 100 },
+  };
+  await harness.database.db.connection().execute(async (db) => {
+    for (let n = 0; n < 10; n++) {
+      const { rows } = await userPageStatement(first, true).run(db, listValues(t.orgId, first));
+      expect(rows).toHaveLength(101);
+    }
+    const plans = await plansOf(db, userPageStatement(first, true).sql);
+    expect(plans.custom).toBeLessThanOrEqual(5);
+    expect(plans.generic).toBeGreaterThanOrEqual(5);
+  });
+});
