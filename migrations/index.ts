@@ -5,6 +5,7 @@ import * as ciValues from './2026-11-22T00-00_ci-values-plpgsql.js';
 import * as lowerValues from './2026-11-23T00-00_lower-values.js';
 import * as orgCounts from './2026-11-23T01-00_org-counts.js';
 import * as userNameStatistics from './2026-11-23T02-00_user-name-statistics.js';
+import * as groupMemberChanges from './2026-11-23T03-00_group-member-changes.js';
 
 // Every migration, by name; Kysely runs them in name order. Add new files here.
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-23T00-00_lower-values': lowerValues,
   '2026-11-23T01-00_org-counts': orgCounts,
   '2026-11-23T02-00_user-name-statistics': userNameStatistics,
+  '2026-11-23T03-00_group-member-changes': groupMemberChanges,
 };

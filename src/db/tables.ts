@@ -93,6 +93,14 @@ interface OrgCountsTable {
   groups_version: ColumnType<string, number | undefined, number>;
 }
 
+/** Per group and shard: when a statement last changed the group's members. */
+interface GroupMemberChangesTable {
+  org_id: string;
+  group_id: string;
+  shard: number;
+  changed_at: Timestamp;
+}
+
 export interface DB {
   orgs: OrgsTable;
   scim_tokens: ScimTokensTable;
@@ -101,4 +109,5 @@ export interface DB {
   group_members: GroupMembersTable;
   audit_events: AuditEventsTable;
   org_counts: OrgCountsTable;
+  group_member_changes: GroupMemberChangesTable;
 }

@@ -5,7 +5,7 @@
 import { type RawBuilder, type SqlBool, sql } from 'kysely';
 import { param } from '../db/statement.js';
 import type { Condition, FilterPlan, Operand } from './plan.js';
-import type { StorageMapping } from './storage.js';
+import { isComputed, type StorageMapping } from './storage.js';
 
 type Sql = RawBuilder<unknown>;
 
@@ -45,6 +45,11 @@ export function operandSql(operand: Operand, storage: StorageMapping): Sql {
   switch (operand.kind) {
     case 'column':
       return sql.ref(operand.column);
+    case 'computed': {
+      const spec = storage.columns[operand.path]!;
+      if (!isComputed(spec)) throw new Error(`${operand.path} is not computed by ${storage.table}`);
+      return spec.computed(storage.table);
+    }
     case 'element': {
       const key = sql.lit(operand.sub);
       return typedText(sql`(${ELEMENT}->>${key})`, operand.type, ELEMENT, key);

@@ -13,6 +13,7 @@ import type { AttributeTarget, Comparable, MultiValuedTarget, ResolvedFilter, Ta
 import {
   type ColumnSpec,
   type ConstantSpec,
+  isComputed,
   isConstant,
   type SqlType,
   type StorageMapping,
@@ -22,6 +23,8 @@ import {
 export type Operand =
   /** A column: of the table (`users.user_name`), or of a relation's rows (`gm.user_id`). */
   | { readonly kind: 'column'; readonly column: string; readonly type: SqlType }
+  /** A value the storage computes (its ComputedSpec), by the attribute's path. */
+  | { readonly kind: 'computed'; readonly path: string; readonly type: SqlType }
   /** A value in the table's jsonb data: `attribute`, or its `sub`, in the core or an extension. */
   | {
       readonly kind: 'json';
@@ -129,6 +132,12 @@ export function attributeScalar(storage: StorageMapping, target: AttributeTarget
   const path = pathKey(target);
   const def = target.sub ?? target.attribute;
   const spec = storage.columns[path];
+  if (spec && isComputed(spec))
+    return {
+      kind: 'operand',
+      operand: { kind: 'computed', path, type: spec.type },
+      caseExact: def.caseExact,
+    };
   if (spec) return fromSpec(spec, def, (c) => `${storage.table}.${c}`);
   if (target.schema === undefined) throw new InvalidFilterError(`${path} cannot be used in a filter or sort`);
   return {

@@ -15,6 +15,13 @@ export interface ConstantSpec {
   readonly constant: string;
 }
 
+/** An attribute worked out from several columns or tables (a group's `meta.lastModified`). */
+export interface ComputedSpec {
+  /** The value for the resource in `table` (a table name or alias). */
+  readonly computed: (table: string) => RawBuilder<unknown>;
+  readonly type: SqlType;
+}
+
 /** A multi-valued attribute stored as rows of another table (`members` → group_members). */
 interface RelationSpec {
   /** `FROM … WHERE …` selecting the element rows of the resource in `owner` (a table name). */
@@ -27,8 +34,8 @@ export interface StorageMapping {
   readonly table: string;
   /** The jsonb column holding every attribute without a column: core at the top, extensions under their URN. */
   readonly data: string;
-  /** Attributes with columns of their own, keyed by path: `id`, `userName`, `meta.created`. */
-  readonly columns: Readonly<Record<string, ColumnSpec | ConstantSpec>>;
+  /** Attributes with columns of their own (or computed), keyed by path: `id`, `userName`, `meta.created`. */
+  readonly columns: Readonly<Record<string, ColumnSpec | ConstantSpec | ComputedSpec>>;
   /** Multi-valued attributes stored as rows, keyed by attribute name. */
   readonly relations: Readonly<Record<string, RelationSpec>>;
   /**
@@ -38,6 +45,10 @@ export interface StorageMapping {
   readonly indexedValues: ReadonlySet<string>;
 }
 
-export function isConstant(spec: ColumnSpec | ConstantSpec): spec is ConstantSpec {
+export function isConstant(spec: ColumnSpec | ConstantSpec | ComputedSpec): spec is ConstantSpec {
   return 'constant' in spec;
+}
+
+export function isComputed(spec: ColumnSpec | ConstantSpec | ComputedSpec): spec is ComputedSpec {
+  return 'computed' in spec;
 }

@@ -1,12 +1,11 @@
 // How many users and groups an organization has, kept by the statements that create and remove
 // them (a step of each), so that an unfiltered list's totalResults costs a few rows, not a count
-// of the organization. The count is spread over shards: a write changes its connection's shard,
-// so concurrent creates in one organization do not queue behind one row.
+// of the organization. The count is spread over shards (db/shards.ts), so concurrent creates in one
+// organization do not queue behind one row.
 import { type Kysely, type QueryCreator, sql } from 'kysely';
+import { connectionShard } from '../db/shards.js';
 import { param, statement } from '../db/statement.js';
 import type { DB } from '../db/tables.js';
-
-const SHARDS = 16;
 
 export type Counted = 'users' | 'groups';
 
@@ -28,7 +27,7 @@ export function countRows(kind: Counted, delta: 1 | -1) {
           .selectFrom('written')
           .select([
             'org_id',
-            sql<number>`pg_backend_pid() % ${sql.lit(SHARDS)}`.as('shard'),
+            connectionShard().as('shard'),
             sql.lit(delta).as(kind),
             sql.lit(1).as('version'),
           ]),

@@ -6,6 +6,7 @@ import type { AuditEntry } from '../audit/audit.js';
 import { auditValues, auditWritten } from '../audit/audit.repository.js';
 import { isForeignKeyViolation } from '../db/constraints.js';
 import { isUuid } from '../db/ids.js';
+import { connectionShard } from '../db/shards.js';
 import { param, StatementCache, statement } from '../db/statement.js';
 import type { DB } from '../db/tables.js';
 import { compileCondition, filterValues } from '../filter/compile.js';
@@ -209,14 +210,22 @@ const changeMembersStatement = (removeAll: boolean) =>
           .onConflict(keepMemberTakingDisplay)
           .returning('user_id'),
       )
+      // The time of the change, in the connection's shard (not the group's row, which every
+      // concurrent change of the group would wait on).
       .with('touched', (w) =>
         w
-          .updateTable('groups')
-          .set({ updated_at: param<Date>('now') })
-          .where('org_id', '=', param('org'))
-          .where('id', '=', param('group'))
-          .where(sql<SqlBool>`(exists (select 1 from removed) or exists (select 1 from added))`)
-          .returning('id'),
+          .insertInto('group_member_changes')
+          .columns(['org_id', 'group_id', 'shard', 'changed_at'])
+          .expression(
+            sql`select ${param('org')}::uuid, written.id, ${connectionShard()}, ${param('now')}::timestamptz
+            from written where exists (select 1 from removed) or exists (select 1 from added)`,
+          )
+          .onConflict((conflict) =>
+            conflict.columns(['org_id', 'group_id', 'shard']).doUpdateSet({
+              changed_at: sql`greatest(group_member_changes.changed_at, excluded.changed_at)`,
+            }),
+          )
+          .returning('group_id'),
       )
       .with('audited', auditWritten())
       .selectNoFrom([

@@ -11,11 +11,13 @@ import { compileCondition } from '../filter/compile.js';
 import { COUNT_OF, countRows } from './counts.repository.js';
 import { memberValues, sentMembers, validMembers } from './group-members.repository.js';
 import type { NewMember, StoredGroup } from './groups.js';
-import { groupStorage } from './groups.storage.js';
+import { groupLastModified, groupStorage } from './groups.storage.js';
 import { collectPage, type ListQuery, type ListResult, listStatement, pageRows } from './list-query.js';
 import type { ScimResource } from './validate.js';
 
 const visible = ['id', 'data', 'created_at', 'updated_at'] as const;
+/** What a read returns of a group: its columns, and its meta.lastModified (as `updated_at`). */
+const read = [...visible.slice(0, 3), groupLastModified('groups').as('updated_at')] as const;
 
 function rowToGroup(row: Pick<Selectable<GroupsTable>, (typeof visible)[number]>): StoredGroup {
   return { id: row.id, attributes: row.data, created: row.created_at, lastModified: row.updated_at };
@@ -102,12 +104,12 @@ export async function insertGroup(
 }
 
 const findGroupStatement = statement((db) =>
-  db.selectFrom('groups').select(visible).where('org_id', '=', param('org')).where('id', '=', param('id')),
+  db.selectFrom('groups').select(read).where('org_id', '=', param('org')).where('id', '=', param('id')),
 );
 const findGroupForUpdate = statement((db) =>
   db
     .selectFrom('groups')
-    .select(visible)
+    .select(read)
     .where('org_id', '=', param('org'))
     .where('id', '=', param('id'))
     .forUpdate(),
@@ -131,7 +133,7 @@ const updateGroupStatement = statement((db) =>
     .set({ ...GROUP_COLUMNS, updated_at: param<Date>('now') })
     .where('org_id', '=', param('org'))
     .where('id', '=', param('id'))
-    .returning(visible),
+    .returning(read),
 );
 const touchGroup = statement((db) =>
   db
@@ -139,7 +141,7 @@ const touchGroup = statement((db) =>
     .set({ updated_at: param<Date>('now') })
     .where('org_id', '=', param('org'))
     .where('id', '=', param('id'))
-    .returning(visible),
+    .returning(read),
 );
 
 /** Writes the attributes (or only the time, when `attributes` is undefined). Throws DuplicateKeyError. */
@@ -186,7 +188,7 @@ function matchingGroups(db: Kysely<DB>, query: ListQuery) {
 /** The statement of one page, in the direction it is read (tests EXPLAIN it). */
 export function groupPageStatement(query: ListQuery) {
   return listStatement('groups', 'page', query, (db) =>
-    pageRows(matchingGroups(db, query).select(visible), 'groups', query),
+    pageRows(matchingGroups(db, query).select(read), 'groups', query),
   );
 }
 

@@ -2,6 +2,15 @@
 import { sql } from 'kysely';
 import type { StorageMapping } from '../filter/storage.js';
 
+/**
+ * A group's meta.lastModified: the later of its row's time (its attributes) and the last change of
+ * its members (group_member_changes, one row per connection shard).
+ */
+export const groupLastModified = (table: string) =>
+  sql<Date>`greatest(${sql.ref(`${table}.updated_at`)}, (
+    select max(c.changed_at) from group_member_changes as c
+    where c.org_id = ${sql.ref(`${table}.org_id`)} and c.group_id = ${sql.ref(`${table}.id`)}))`;
+
 export const groupStorage: StorageMapping = {
   table: 'groups',
   data: 'data',
@@ -10,7 +19,7 @@ export const groupStorage: StorageMapping = {
     displayName: { column: 'display_name', type: 'text' },
     externalId: { column: 'external_id', type: 'text' },
     'meta.created': { column: 'created_at', type: 'timestamptz' },
-    'meta.lastModified': { column: 'updated_at', type: 'timestamptz' },
+    'meta.lastModified': { computed: groupLastModified, type: 'timestamptz' },
     'meta.resourceType': { constant: 'Group' },
   },
   relations: {

@@ -1,8 +1,12 @@
 // Group members over HTTP on a real database: members must be users of the same organization that
 // are not deprovisioned, and a user's read-only groups attribute.
 import { randomUUID } from 'node:crypto';
+import { type Kysely, sql } from 'kysely';
 import type supertest from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { DB } from '../../src/db/tables.js';
+import { changeMembers } from '../../src/resources/group-members.repository.js';
+import { onPostgres } from '../helpers/database.js';
 import {
   createGroup,
   createUser,
@@ -269,5 +273,49 @@ describe('User.groups', () => {
       expect(await groupsOf(id)).toEqual([entry(delta)]);
     }
     expect(await memberIds(t, gamma.id)).toEqual([]);
+  });
+});
+
+// PGlite serves one connection: nothing there runs beside an open transaction.
+describe.skipIf(!onPostgres)('concurrent member changes of one group', () => {
+  const shardOf = async (db: Kysely<DB>) =>
+    (await sql<{ shard: number }>`select pg_backend_pid() % 16 as shard`.execute(db)).rows[0]!.shard;
+
+  /** Runs `work` on a pooled connection whose shard is not `shard` (holding the others meanwhile). */
+  async function onAnotherShard<T>(shard: number, work: (db: Kysely<DB>) => Promise<T>): Promise<T> {
+    return harness.database.db
+      .connection()
+      .execute(async (db) => ((await shardOf(db)) === shard ? onAnotherShard(shard, work) : work(db)));
+  }
+
+  it('do not wait on each other: one still open does not hold up another', async () => {
+    const [first, second] = await createUsers(t, 2);
+    const group = (await createGroup(t, { displayName: unique('Busy') })).id;
+    const audit = (requestId: string) =>
+      ({
+        orgId: t.orgId,
+        actor: 'test',
+        action: 'group.patch',
+        resourceType: 'Group',
+        resourceId: group,
+        status: 204,
+        requestId,
+      }) as const;
+    const adding = (userId: string) => ({ removeAll: false, removes: [], adds: [{ userId }] });
+    await harness.database.db.transaction().execute(async (open) => {
+      expect(await changeMembers(open, t.orgId, group, adding(first), new Date(), audit('open'))).toBe(
+        'changed',
+      );
+      await onAnotherShard(await shardOf(open), async (db) => {
+        await sql`set lock_timeout = '3s'`.execute(db);
+        try {
+          const done = await changeMembers(db, t.orgId, group, adding(second), new Date(), audit('beside'));
+          expect(done).toBe('changed');
+        } finally {
+          await sql`reset lock_timeout`.execute(db);
+        }
+      });
+    });
+    expect((await memberIds(t, group)).sort()).toEqual([first, second].sort());
   });
 });

@@ -273,6 +273,21 @@ describe('PATCH /Groups/{id}', () => {
     const changed = await getGroup(t, ctx.g);
     expect(changed.meta.lastModified > group.meta.lastModified).toBe(true);
     expect(changed.members).toHaveLength(4);
+    // Lists, filters and sorts read the same time.
+    const since = encodeURIComponent(`meta.lastModified gt "${group.meta.lastModified}"`);
+    const listed = await t
+      .get(`/Groups?filter=${since}&sortBy=meta.lastModified&sortOrder=descending`)
+      .expect(200);
+    expect(listed.body.Resources[0]).toMatchObject({
+      id: ctx.g,
+      meta: { lastModified: changed.meta.lastModified },
+    });
+    await new Promise((r) => setTimeout(r, 5));
+    await t
+      .patch(`/Groups/${ctx.g}`, patchOp({ op: 'remove', path: `members[value eq "${ctx.u[3]}"]` }))
+      .expect(204);
+    const removed = await getGroup(t, ctx.g);
+    expect(removed.meta.lastModified > changed.meta.lastModified).toBe(true);
   });
 
   describe('response', () => {
