@@ -5,6 +5,18 @@ import { expect } from 'vitest';
 import { ADMIN_TOKEN, type Harness, type Tenant } from './harness.js';
 import { GROUP, type Json, SCIM_JSON, USER } from './scim.js';
 
+/** The audit entry of a group PATCH, for tests that call the member repository directly. */
+export const patchEntry = (orgId: string, groupId: string, requestId: string) =>
+  ({
+    orgId,
+    actor: 'test',
+    action: 'group.patch',
+    resourceType: 'Group',
+    resourceId: groupId,
+    status: 204,
+    requestId,
+  }) as const;
+
 let seq = 0;
 /** A name no other test of the file uses (displayName is unique per organization). */
 export const unique = (prefix: string) => `${prefix} ${++seq}`;

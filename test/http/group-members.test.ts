@@ -14,6 +14,7 @@ import {
   getGroup,
   groupCalls,
   memberIds,
+  patchEntry,
   unique,
 } from '../helpers/groups.js';
 import { type Harness, type Tenant, useHarness } from '../helpers/harness.js';
@@ -291,16 +292,7 @@ describe.skipIf(!onPostgres)('concurrent member changes of one group', () => {
   it('do not wait on each other: one still open does not hold up another', async () => {
     const [first, second] = await createUsers(t, 2);
     const group = (await createGroup(t, { displayName: unique('Busy') })).id;
-    const audit = (requestId: string) =>
-      ({
-        orgId: t.orgId,
-        actor: 'test',
-        action: 'group.patch',
-        resourceType: 'Group',
-        resourceId: group,
-        status: 204,
-        requestId,
-      }) as const;
+    const audit = (requestId: string) => patchEntry(t.orgId, group, requestId);
     const adding = (userId: string) => ({ removeAll: false, removes: [], adds: [{ userId }] });
     await harness.database.db.transaction().execute(async (open) => {
       expect(await changeMembers(open, t.orgId, group, adding(first), new Date(), audit('open'))).toBe(

@@ -9,6 +9,7 @@ import { changeMembers } from '../../src/resources/group-members.repository.js';
 import { type ListQuery, listValues } from '../../src/resources/list-query.js';
 import { userPageStatement, userStorage } from '../../src/resources/users.repository.js';
 import { resourceTypes } from '../../src/schema/registry.js';
+import { patchEntry } from '../helpers/groups.js';
 import { type Harness, type Tenant, useHarness } from '../helpers/harness.js';
 
 let harness: Harness;
@@ -67,15 +68,7 @@ it('keeps one plan for member changes, whatever the size of the group', async ()
     // Small groups first: plans made for them look cheaper than any plan for a group of any size.
     const groups = [...Array(6).fill(smallGroup), ...Array(6).fill(bigGroup)] as string[];
     for (const [n, group] of groups.entries()) {
-      const audit = {
-        orgId: t.orgId,
-        actor: 'test',
-        action: 'group.patch',
-        resourceType: 'Group',
-        resourceId: group,
-        status: 204,
-        requestId: `plans-${n}`,
-      } as const;
+      const audit = patchEntry(t.orgId, group, `plans-${n}`);
       const changes = { removeAll: false, removes: [spare[n + 100]!], adds: [{ userId: spare[n]! }] };
       expect(await changeMembers(db, t.orgId, group, changes, new Date(), audit)).toBe('changed');
     }
