@@ -82,14 +82,15 @@ export function validateProjectionParams(params: ProjectionParams): void {
   }
 }
 
-function projectObject(
+/** Copies into `out` the attributes of `value` (described by `attrs`) that the projection keeps. */
+function projectInto(
+  out: Record<string, unknown>,
   value: Record<string, unknown>,
   attrs: readonly AttributeDef[],
   projection: Projection,
   selected: Map<string, true | Set<string>> | undefined,
   whole: boolean,
 ): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
   for (const attr of attrs) {
     const v = value[attr.name];
     if (v === undefined) continue;
@@ -166,13 +167,14 @@ export function projector(
   return (resource) => {
     // Output order: schemas, id, core attributes, extensions, meta.
     const out: ScimResource = { schemas: resource.schemas };
-    Object.assign(out, projectObject(resource, core, projection, common, false));
+    projectInto(out, resource, core, projection, common, false);
     for (const schema of extensions) {
       const value = resource[schema.id];
       if (typeof value !== 'object' || value === null) continue;
       const whole = projection.wholeSchemas.has(schema.id);
       if (projection.mode === 'excluded' && whole) continue;
-      const projected = projectObject(
+      const projected = projectInto(
+        {},
         value as Record<string, unknown>,
         schema.attributes,
         projection,
@@ -181,7 +183,7 @@ export function projector(
       );
       if (Object.keys(projected).length > 0) out[schema.id] = projected;
     }
-    Object.assign(out, projectObject(resource, meta, projection, common, false));
+    projectInto(out, resource, meta, projection, common, false);
     return out;
   };
 }
