@@ -262,7 +262,9 @@ async function positionedPage<R extends PagedRow, T>(
   const position = (row: R) => ({ value: row.sort_value ?? null, id: row.id });
   const after = page.offset === 0 ? undefined : positions.find(source.table, orgId, version, page.offset);
   let found: R[];
-  if (after) {
+  // The first page, or one whose start is known: a keyset page, which needs no OFFSET (Postgres plans
+  // an OFFSET it cannot see on every call).
+  if (after || page.offset === 0) {
     const keyset = { kind: 'keyset', after, backwards: false, limit: page.limit } as const;
     found = (await run({ ...query, page: keyset })).slice(0, page.limit);
   } else {
