@@ -6,6 +6,7 @@ import * as lowerValues from './2026-11-23T00-00_lower-values.js';
 import * as orgCounts from './2026-11-23T01-00_org-counts.js';
 import * as userNameStatistics from './2026-11-23T02-00_user-name-statistics.js';
 import * as groupMemberChanges from './2026-11-23T03-00_group-member-changes.js';
+import * as mergePatch from './2026-11-24T00-00_merge-patch.js';
 
 // Every migration, by name; Kysely runs them in name order. Add new files here.
 export const migrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-23T01-00_org-counts': orgCounts,
   '2026-11-23T02-00_user-name-statistics': userNameStatistics,
   '2026-11-23T03-00_group-member-changes': groupMemberChanges,
+  '2026-11-24T00-00_merge-patch': mergePatch,
 };

@@ -199,6 +199,76 @@ export async function replaceUser(
   return rows[0] && rowToUser(rows[0]);
 }
 
+/** The merge patch of a PATCH, as jsonb once for every place the statement reads it. */
+const mergePatch = sql<Record<string, unknown>>`${param('patch')}::jsonb`;
+const merged = sql<string>`scim_merge_patch(users.data, patch.p)`;
+/** A column derived from an attribute, as userValues derives it: changed only if the patch names it. */
+const derived = <T>(attribute: string, column: string, value: string) =>
+  sql<T>`case when patch.p ? ${sql.lit(attribute)} then ${sql.raw(value)} else users.${sql.ref(column)} end`;
+
+/**
+ * A PATCH whose result does not depend on the stored user (patch.ts mergePatchOf), merged into the
+ * row in one statement with its audit entry: no read first, and a concurrent write is merged into,
+ * not overwritten. A patch that changes nothing writes only the entry.
+ */
+const mergeIntoUserStatement = statement((db) =>
+  db
+    .with('patch', (w) => w.selectNoFrom(mergePatch.as('p')))
+    .with('written', (w) =>
+      w
+        .updateTable('users')
+        .from('patch')
+        .set({
+          data: merged,
+          user_name: derived<string>('userName', 'user_name', "patch.p ->> 'userName'"),
+          external_id: derived<string | null>('externalId', 'external_id', "patch.p ->> 'externalId'"),
+          display_name: derived<string | null>('displayName', 'display_name', "patch.p ->> 'displayName'"),
+          active: derived<boolean>('active', 'active', "patch.p -> 'active' <> 'false'::jsonb"),
+          updated_at: param<Date>('now'),
+        })
+        .where('users.org_id', '=', param('org'))
+        .where('users.id', '=', param('id'))
+        .where('users.deprovisioned_at', 'is', null)
+        .where(sql<boolean>`${merged} <> users.data`)
+        .returning(['users.id', 'users.data', 'users.created_at', 'users.updated_at', 'users.org_id']),
+    )
+    .with('unchanged', (w) =>
+      w
+        .selectFrom('users')
+        .select([...visible, 'org_id'])
+        .where('org_id', '=', param('org'))
+        .where('id', '=', param('id'))
+        .where('deprovisioned_at', 'is', null)
+        .where(({ not, exists, selectFrom }) => not(exists(selectFrom('written').select('id')))),
+    )
+    .with('patched', (w) =>
+      w.selectFrom('written').selectAll().unionAll(w.selectFrom('unchanged').selectAll()),
+    )
+    .with('audited', auditWritten('patched'))
+    .selectFrom('patched as users')
+    .select([...visible, groupsOfUser]),
+);
+
+/**
+ * Merges a PATCH's merge patch into the user, with the audit entry; undefined when no user has this
+ * id. Throws DuplicateKeyError.
+ */
+export async function mergeIntoUser(
+  db: Kysely<DB>,
+  orgId: string,
+  id: string,
+  patch: Record<string, unknown>,
+  now: Date,
+  audit: AuditEntry,
+): Promise<StoredUser | undefined> {
+  if (!isUuid(id)) return undefined;
+  const values = { org: orgId, id, now, patch: JSON.stringify(patch) };
+  const { rows } = await mergeIntoUserStatement
+    .run(db, { ...values, ...auditValues(audit, now) })
+    .catch(rethrowDuplicateKey);
+  return rows[0] && rowToUser(rows[0]);
+}
+
 /**
  * A deprovisioning update (`set`) in one statement with what goes with it: the organization's
  * count of users goes down by one, the user leaves every group (its row stays, so its memberships do

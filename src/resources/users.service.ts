@@ -14,7 +14,7 @@ import {
   USER_SCHEMA_URN,
 } from '../schema/registry.js';
 import type { AttributeDef } from '../schema/types.js';
-import { applyPatch } from './patch.js';
+import { applyPatch, mergePatchOf } from './patch.js';
 import { parsePatchRequest } from './patch-request.js';
 import type { Searchable } from './search.service.js';
 import { uniqueOn } from './uniqueness.js';
@@ -75,8 +75,13 @@ const defaulted = topLevelAttributes(userType).filter((a) => a.defaultValue !== 
  * authenticates users through the IdP.
  */
 function toStoredAttributes(attributes: ScimResource): ScimResource {
-  const { schemas: _schemas, password: _password, ...rest } = attributes;
+  const rest = storedPart(attributes);
   for (const attr of defaulted) rest[attr.name] ??= attr.defaultValue;
+  return rest;
+}
+
+function storedPart(attributes: ScimResource): ScimResource {
+  const { schemas: _schemas, password: _password, ...rest } = attributes;
   return rest;
 }
 
@@ -122,11 +127,13 @@ export async function replaceUser(
 const PATCH_ATTEMPTS = 100;
 
 /**
- * RFC 7644 §3.5.2: read the user, apply the operations in memory, validate, and write the result only
- * if the row is still the one read (its version); when another write came first, read again and
- * apply the operations to what it wrote, so concurrent PATCHes never lose an update. The write and
- * its `audit` entry are one statement. When the operations change nothing, nothing is written (and
- * meta.lastModified stays) but the entry.
+ * RFC 7644 §3.5.2. Operations whose result does not depend on the stored user (setting `active`,
+ * a name, a title) are merged into the row by one statement. Others read the user, apply the
+ * operations in memory, validate, and write the result only if the row is still the one read (its
+ * version); when another write came first, they read again and apply the operations to what it
+ * wrote, so concurrent PATCHes never lose an update. Either way the write and its `audit` entry are
+ * one statement, and when the operations change nothing, nothing is written (meta.lastModified
+ * stays) but the entry.
  */
 export async function patchUser(
   db: Kysely<DB>,
@@ -136,6 +143,14 @@ export async function patchUser(
   audit: AuditEntry,
 ): Promise<StoredUser> {
   const operations = parsePatchRequest(body);
+  const merge = mergePatchOf(operations, userType, { id });
+  if (merge) {
+    const merged = await uniqueUserName(
+      repo.mergeIntoUser(db, orgId, id, storedPart(merge), new Date(), audit),
+    );
+    if (!merged) throw userNotFound(id);
+    return merged;
+  }
   for (let attempt = 1; attempt <= PATCH_ATTEMPTS; attempt++) {
     // Read without its groups: the write returns them.
     const current = await repo.findUser(db, orgId, id, { groups: false });

@@ -12,7 +12,8 @@ import type { AttributeDef, ResourceTypeDef, SchemaDef } from '../schema/types.j
  * create and replace: what a client may write (readOnly attributes are ignored, required ones enforced).
  * response: what scimd returns (readOnly allowed, writeOnly and returned:never absent).
  */
-export type ValidationContext = 'create' | 'replace' | 'response';
+/** `merge`: a PATCH's values alone (patch.ts mergePatchOf), so a required attribute may be absent. */
+export type ValidationContext = 'create' | 'replace' | 'merge' | 'response';
 
 export type ScimResource = Record<string, unknown>;
 
@@ -83,10 +84,10 @@ function complexSchema(attr: AttributeDef, context: ValidationContext): z.ZodTyp
 
 function attributeSchema(attr: AttributeDef, context: ValidationContext): z.ZodType {
   const item = valueSchema(attr, context);
-  const required = attr.required;
+  const required = attr.required && context !== 'merge';
   const base = attr.multiValued
     ? z.preprocess((raw) => (raw === undefined || Array.isArray(raw) ? raw : [raw]), z.array(item))
-    : required && attr.type === 'string'
+    : attr.required && attr.type === 'string'
       ? boundedText(attr).pipe(z.string().min(1, 'must not be empty'))
       : item;
   const schema = z.preprocess(

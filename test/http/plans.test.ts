@@ -8,7 +8,7 @@ import { compileSortKey, resolveSort } from '../../src/filter/sort.js';
 import { recountOrg } from '../../src/resources/counts.repository.js';
 import { changeMembers } from '../../src/resources/group-members.repository.js';
 import type { ListQuery } from '../../src/resources/list-query.js';
-import { listUsers, userStorage } from '../../src/resources/users.repository.js';
+import { listUsers, mergeIntoUser, userStorage } from '../../src/resources/users.repository.js';
 import { resourceTypes } from '../../src/schema/registry.js';
 import { patchEntry } from '../helpers/groups.js';
 import { type Harness, type Tenant, useHarness } from '../helpers/harness.js';
@@ -104,5 +104,24 @@ it('keeps one plan for the first page of users, by index and by cursor', async (
       select statement, custom_plans as custom from pg_prepared_statements`.execute(db);
     expect(rows.length).toBeGreaterThan(1);
     for (const row of rows) expect(Number(row.custom), row.statement).toBeLessThanOrEqual(5);
+  });
+});
+
+it('keeps one plan for PATCHes merged into a user, whatever they set', async () => {
+  await harness.database.db.connection().execute(async (db) => {
+    const patches = [{ active: false }, { active: true }, { title: 'T' }, { name: { givenName: 'G' } }];
+    for (let n = 0; n < 12; n++) {
+      const id = spare[n]!;
+      const audit = {
+        ...patchEntry(t.orgId, id, `merge-plans-${n}`),
+        action: 'user.patch',
+        resourceType: 'User',
+      };
+      const merged = await mergeIntoUser(db, t.orgId, id, patches[n % patches.length]!, new Date(), audit);
+      expect(merged?.id).toBe(id);
+    }
+    const plans = await plansOf(db, 'with "patch" as');
+    expect(plans.custom).toBeLessThanOrEqual(5);
+    expect(plans.generic).toBeGreaterThanOrEqual(7);
   });
 });
