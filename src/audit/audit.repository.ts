@@ -26,7 +26,7 @@ export const AUDIT_COLUMNS = {
  * for a write that is one statement and may find nothing to write (that failure is recorded after
  * its answer).
  */
-export function auditWritten(step = 'written') {
+export function auditWritten() {
   const typed = (name: string, type: string) => sql`${param(name)}::${sql.raw(type)}`;
   // biome-ignore lint/suspicious/noExplicitAny: the creator of any statement with a `written` step.
   return (w: QueryCreator<any>) =>
@@ -35,7 +35,7 @@ export function auditWritten(step = 'written') {
       .columns(['org_id', 'at', 'actor', 'action', 'resource_type', 'resource_id', 'status', 'request_id'])
       .expression(
         w
-          .selectFrom(step)
+          .selectFrom('written')
           .select([
             typed('audit_org', 'uuid').as('org_id'),
             typed('audit_at', 'timestamptz').as('at'),

@@ -209,7 +209,8 @@ const derived = <T>(attribute: string, column: string, value: string) =>
 /**
  * A PATCH whose result does not depend on the stored user (patch.ts mergePatchOf), merged into the
  * row in one statement with its audit entry: no read first, and a concurrent write is merged into,
- * not overwritten. A patch that changes nothing writes only the entry.
+ * not overwritten (the SET reads the row version it updates). meta.lastModified moves only if the
+ * merge changed something.
  */
 const mergeIntoUserStatement = statement((db) =>
   db
@@ -224,28 +225,15 @@ const mergeIntoUserStatement = statement((db) =>
           external_id: derived<string | null>('externalId', 'external_id', "patch.p ->> 'externalId'"),
           display_name: derived<string | null>('displayName', 'display_name', "patch.p ->> 'displayName'"),
           active: derived<boolean>('active', 'active', "patch.p -> 'active' <> 'false'::jsonb"),
-          updated_at: param<Date>('now'),
+          updated_at: sql<Date>`case when ${merged} = users.data then users.updated_at else ${param<Date>('now')} end`,
         })
         .where('users.org_id', '=', param('org'))
         .where('users.id', '=', param('id'))
         .where('users.deprovisioned_at', 'is', null)
-        .where(sql<boolean>`${merged} <> users.data`)
         .returning(['users.id', 'users.data', 'users.created_at', 'users.updated_at', 'users.org_id']),
     )
-    .with('unchanged', (w) =>
-      w
-        .selectFrom('users')
-        .select([...visible, 'org_id'])
-        .where('org_id', '=', param('org'))
-        .where('id', '=', param('id'))
-        .where('deprovisioned_at', 'is', null)
-        .where(({ not, exists, selectFrom }) => not(exists(selectFrom('written').select('id')))),
-    )
-    .with('patched', (w) =>
-      w.selectFrom('written').selectAll().unionAll(w.selectFrom('unchanged').selectAll()),
-    )
-    .with('audited', auditWritten('patched'))
-    .selectFrom('patched as users')
+    .with('audited', auditWritten())
+    .selectFrom('written as users')
     .select([...visible, groupsOfUser]),
 );
 
