@@ -132,8 +132,7 @@ const PATCH_ATTEMPTS = 100;
  * operations in memory, validate, and write the result only if the row is still the one read (its
  * version); when another write came first, they read again and apply the operations to what it
  * wrote, so concurrent PATCHes never lose an update. Either way the write and its `audit` entry are
- * one statement, and when the operations change nothing, nothing is written (meta.lastModified
- * stays) but the entry.
+ * one statement, and when the operations change nothing, meta.lastModified stays.
  */
 export async function patchUser(
   db: Kysely<DB>,
