@@ -188,6 +188,24 @@ export function projector(
   };
 }
 
+/**
+ * Whether a response with these parameters carries every stored attribute of a resource of this
+ * type as stored: no attributes/excludedAttributes, and nothing that can be stored is returned only
+ * on request or never (writeOnly attributes, such as password, are never stored).
+ */
+export function returnsStoredWhole(type: ResourceTypeDef, params: ProjectionParams = {}): boolean {
+  return params.attributes === undefined && params.excludedAttributes === undefined && storedIsReturned(type);
+}
+
+const storedIsReturned = derivedOnce((type: ResourceTypeDef) => {
+  const returned = (attr: AttributeDef): boolean =>
+    attr.mutability === 'writeOnly' ||
+    ((attr.returned === 'default' || attr.returned === 'always') &&
+      (attr.subAttributes ?? []).every(returned));
+  const { core, extensions, meta } = layoutOf(type);
+  return [...core, ...meta, ...extensions.flatMap((schema) => schema.attributes)].every(returned);
+});
+
 /** Applies attributes/excludedAttributes and the `returned` characteristics to a rendered resource. */
 export function projectAttributes(
   resource: ScimResource,

@@ -13,8 +13,8 @@ import type { OrgContext } from '../scim/state.js';
 import { type Cursor, decodeCursor, encodeCursor, queryFingerprint } from './cursor.js';
 import type { ListParams } from './list-params.js';
 import type { Listed, ListQuery, ListResult } from './list-query.js';
-import { LIST_RESPONSE_URN, listResponse } from './list-response.js';
-import { projector } from './projection.js';
+import { listResponseJson } from './list-response.js';
+import { type ProjectionParams, projector, returnsStoredWhole } from './projection.js';
 import type { ScimResource } from './validate.js';
 
 export interface Searchable<T> {
@@ -29,6 +29,11 @@ export interface Searchable<T> {
   readonly createdColumn: string;
   fetch(query: ListQuery): Promise<ListResult<T>>;
   render(item: T): ScimResource;
+  /**
+   * The item as JSON text, for a response that returns stored resources whole
+   * (projection.ts returnsStoredWhole); undefined when the item was not read as text.
+   */
+  renderWhole?(item: T): string | undefined;
 }
 
 interface SearchPlan {
@@ -71,15 +76,25 @@ async function fetchPage<T>(source: Searchable<T>, query: ListQuery): Promise<Li
   }
 }
 
+/** Each item of a page as JSON text, as the projection asks. */
+function renderer<T>(source: Searchable<T>, projection: ProjectionParams): (item: T) => string {
+  const projectOne = projector(source.type, projection);
+  const projected = (item: T) => JSON.stringify(projectOne(source.render(item)));
+  const { renderWhole } = source;
+  if (!renderWhole || !returnsStoredWhole(source.type, projection)) return projected;
+  return (item) => renderWhole(item) ?? projected(item);
+}
+
+/** A ListResponse as JSON text (list-response.ts). */
 export async function search<T>(
   source: Searchable<T>,
   org: OrgContext,
   params: ListParams,
   now = new Date(),
-): Promise<ScimResource> {
+): Promise<string> {
   const { filter, sort, sortKey } = planSearch(source, params);
-  const projectOne = projector(source.type, params.projection);
-  const project = (listed: Listed<T>[]) => listed.map((l) => projectOne(source.render(l.item)));
+  const render = renderer(source, params.projection);
+  const project = (listed: Listed<T>[]) => listed.map((l) => render(l.item));
   const paging = params.paging;
 
   if (paging.kind === 'index') {
@@ -89,7 +104,11 @@ export async function search<T>(
       descending: sort.descending,
       page: { kind: 'offset', offset: paging.startIndex - 1, limit: paging.count },
     });
-    return listResponse(project(result.items), result.total, paging.startIndex);
+    const resources = project(result.items);
+    return listResponseJson(
+      { totalResults: result.total, startIndex: paging.startIndex, itemsPerPage: resources.length },
+      resources,
+    );
   }
 
   const fingerprint = queryFingerprint([source.type.id, params.filter, sort.key]);
@@ -119,14 +138,15 @@ export async function search<T>(
       org.cursorKey,
       now,
     );
-  return {
-    schemas: [LIST_RESPONSE_URN],
-    totalResults: result.total,
-    itemsPerPage: items.length,
-    ...(hasNext && last ? { nextCursor: encode('next', last) } : {}),
-    ...(hasPrevious && first ? { previousCursor: encode('previous', first) } : {}),
-    Resources: project(items),
-  };
+  return listResponseJson(
+    {
+      totalResults: result.total,
+      itemsPerPage: items.length,
+      ...(hasNext && last ? { nextCursor: encode('next', last) } : {}),
+      ...(hasPrevious && first ? { previousCursor: encode('previous', first) } : {}),
+    },
+    project(items),
+  );
 }
 
 /**
@@ -137,7 +157,7 @@ export async function search<T>(
 export async function searchAcross(
   sources: readonly Searchable<unknown>[],
   params: ListParams,
-): Promise<ScimResource> {
+): Promise<string> {
   const paging = params.paging;
   if (paging.kind !== 'index') {
     throw new InvalidValueError('Cursor paging is per resource type: use /Users/.search or /Groups/.search');
@@ -155,7 +175,7 @@ export async function searchAcross(
   if (planned.length === 0) throw firstError;
   let skip = paging.startIndex - 1;
   let total = 0;
-  const resources: ScimResource[] = [];
+  const resources: string[] = [];
   for (const { source, query } of planned) {
     const limit = paging.count - resources.length;
     const result = await fetchPage(source, {
@@ -166,8 +186,11 @@ export async function searchAcross(
     });
     total += result.total;
     skip = Math.max(0, skip - result.total);
-    const projectOne = projector(source.type, params.projection);
-    for (const l of result.items) resources.push(projectOne(source.render(l.item)));
+    const render = renderer(source, params.projection);
+    for (const l of result.items) resources.push(render(l.item));
   }
-  return listResponse(resources, total, paging.startIndex);
+  return listResponseJson(
+    { totalResults: total, startIndex: paging.startIndex, itemsPerPage: resources.length },
+    resources,
+  );
 }

@@ -25,7 +25,24 @@ type UserRow = Pick<Selectable<UsersTable>, 'id' | 'data' | 'created_at' | 'upda
   groups?: UserGroup[];
   version?: string;
 };
-type PagedUserRow = UserRow & { sort_value?: string | null };
+/** A row of a page: its attributes as JSON text (a page passes them through unparsed). */
+type PagedUserRow = Omit<UserRow, 'data'> & { data: string; sort_value?: string | null };
+
+/** A user of a page: its attributes parsed only if something reads them. */
+function pagedRowToUser(row: PagedUserRow): StoredUser {
+  let attributes: ScimResource | undefined;
+  return {
+    id: row.id,
+    get attributes() {
+      attributes ??= JSON.parse(row.data) as ScimResource;
+      return attributes;
+    },
+    json: row.data,
+    created: row.created_at,
+    lastModified: row.updated_at,
+    groups: row.groups,
+  };
+}
 
 function rowToUser(row: UserRow): StoredUser {
   return {
@@ -53,6 +70,8 @@ const groupsOfUser = sql<UserGroup[]>`(
   where gm.org_id = users.org_id and gm.user_id = users.id)`.as('groups');
 
 const visible = ['id', 'data', 'created_at', 'updated_at'] as const;
+/** What a page reads of each user: `data` as jsonb's text, which a page returns as it is. */
+const listed = ['id', sql<string>`users.data::text`.as('data'), 'created_at', 'updated_at'] as const;
 /** The row's version: the transaction that wrote it, which every write changes. */
 const rowVersion = sql<string>`users.xmin::text`.as('version');
 /** What reading or writing one user returns: the row, its groups and its version. */
@@ -397,8 +416,8 @@ function matchingUsers(db: Kysely<DB>, query: ListQuery) {
 export function userPageStatement(query: ListQuery, groups = false): Statement<PagedUserRow> {
   return listStatement<PagedUserRow>('users', groups ? 'page with groups' : 'page', query, (db) => {
     if (!groups)
-      return pageRows(matchingUsers(db, query).select(visible), 'users', query) as Compilable<PagedUserRow>;
-    const paged = pageRows(matchingUsers(db, query).select([...visible, 'org_id']), 'users', query);
+      return pageRows(matchingUsers(db, query).select(listed), 'users', query) as Compilable<PagedUserRow>;
+    const paged = pageRows(matchingUsers(db, query).select([...listed, 'org_id']), 'users', query);
     return decoratePage(db, paged, 'users', query, visible, [groupsOfUser]) as Compilable<PagedUserRow>;
   });
 }
@@ -420,6 +439,6 @@ export async function listUsers(
           )
         : COUNT_OF.users,
     page: (read) => userPageStatement(read, options.groups),
-    toItem: rowToUser,
+    toItem: pagedRowToUser,
   });
 }

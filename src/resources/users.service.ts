@@ -40,12 +40,38 @@ export function visibleTo(user: StoredUser, scopes: readonly TokenScope[]): Stor
 
 /** `groups` (RFC 7643 §4.1.2) appears when the user was read with its memberships and has some. */
 export function renderUser(user: StoredUser, baseUrl: string): ScimResource {
-  const { groups } = user;
   const { [ENTERPRISE_USER_SCHEMA_URN]: enterprise, ...core } = user.attributes;
+  const { schemas, id, groups, meta } = userEnvelope(user, baseUrl, enterprise !== undefined);
+  return {
+    schemas,
+    id,
+    ...core,
+    ...(groups ? { groups } : {}),
+    ...(enterprise ? { [ENTERPRISE_USER_SCHEMA_URN]: enterprise } : {}),
+    meta,
+  };
+}
+
+/**
+ * The user as JSON text, its stored attributes joined in as read (undefined unless read as text):
+ * what renderUser gives, without parsing and serializing them again. jsonb's text writes each key as
+ * `"key": `, which no string value can contain (its quotes are escaped), so the extension's key
+ * shows whether the user carries it.
+ */
+function renderUserJson(user: StoredUser, baseUrl: string): string | undefined {
+  const { json } = user;
+  if (json === undefined) return undefined;
+  const enterprise = json.includes(`"${ENTERPRISE_USER_SCHEMA_URN}": `);
+  const head = JSON.stringify(userEnvelope(user, baseUrl, enterprise));
+  return json === '{}' ? head : `${head.slice(0, -1)},${json.slice(1)}`;
+}
+
+/** What a rendered user carries besides its stored attributes. */
+function userEnvelope(user: StoredUser, baseUrl: string, enterprise: boolean) {
+  const { groups } = user;
   return {
     schemas: enterprise ? [USER_SCHEMA_URN, ENTERPRISE_USER_SCHEMA_URN] : [USER_SCHEMA_URN],
     id: user.id,
-    ...core,
     ...(groups && groups.length > 0
       ? {
           groups: groups.map((g) => ({
@@ -56,7 +82,6 @@ export function renderUser(user: StoredUser, baseUrl: string): ScimResource {
           })),
         }
       : {}),
-    ...(enterprise ? { [ENTERPRISE_USER_SCHEMA_URN]: enterprise } : {}),
     meta: {
       resourceType: 'User',
       created: user.created.toISOString(),
@@ -200,6 +225,7 @@ export const searchableUsers = (
   createdColumn: 'created_at',
   fetch: (query) => repo.listUsers(db, orgId, query, { groups: withGroups && mayReadGroups(scopes) }),
   render: (user) => renderUser(user, baseUrl),
+  renderWhole: (user) => renderUserJson(user, baseUrl),
 });
 
 function userNotFound(id: string): NotFoundError {

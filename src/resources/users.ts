@@ -10,6 +10,8 @@ export interface UserGroup {
 export interface StoredUser {
   readonly id: string;
   readonly attributes: ScimResource;
+  /** The attributes as stored, as JSON text, when read that way (a page of a list). */
+  readonly json?: string;
   readonly created: Date;
   readonly lastModified: Date;
   /** The user's groups in display order, read in the same statement; undefined when not asked for. */

@@ -107,6 +107,35 @@ it('keeps one plan for the first page of users, by index and by cursor', async (
   });
 });
 
+it('keeps one plan for a page that starts after a known row, near the start or deep', async () => {
+  const sortKey = compileSortKey(resolveSort(resourceTypes.User), userStorage, 'created_at');
+  await harness.database.db.connection().execute(async (db) => {
+    const { rows: starts } = await sql<{ value: string; id: string }>`
+      select created_at::text as value, id from users where org_id = ${t.orgId}::uuid
+      order by created_at, id offset 100 limit 12`.execute(db);
+    // Deep starts first: plans made for them look cheaper than one for any start.
+    const { rows: deep } = await sql<{ value: string; id: string }>`
+      select created_at::text as value, id from users where org_id = ${t.orgId}::uuid
+      order by created_at desc, id desc offset 200 limit 6`.execute(db);
+    for (const after of [...deep, ...starts]) {
+      const query: ListQuery = {
+        filter: undefined,
+        sortKey,
+        descending: false,
+        page: { kind: 'keyset', after, backwards: false, limit: 100 },
+      };
+      const page = await listUsers(db, t.orgId, query, { groups: true });
+      expect(page.items).toHaveLength(100);
+    }
+    const { rows } = await sql<{ custom: string; generic: string }>`
+      select custom_plans as custom, generic_plans as generic from pg_prepared_statements
+      where strpos(statement, '("users"."created_at", "users"."id") >') > 0`.execute(db);
+    expect(rows).toHaveLength(1);
+    expect(Number(rows[0]!.custom)).toBeLessThanOrEqual(5);
+    expect(Number(rows[0]!.generic)).toBeGreaterThanOrEqual(13);
+  });
+});
+
 it('keeps one plan for PATCHes merged into a user, whatever they set', async () => {
   await harness.database.db.connection().execute(async (db) => {
     const patches = [{ active: false }, { active: true }, { title: 'T' }, { name: { givenName: 'G' } }];
