@@ -11,6 +11,8 @@ import {
   PostgresIntrospector,
   PostgresQueryCompiler,
   type QueryResult,
+  type RawBuilder,
+  sql,
 } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import type { DB } from './tables.js';
@@ -23,6 +25,16 @@ class Parameter {
 /** A named parameter, typed as the value it stands for so that Kysely's builders accept it. */
 export function param<T = string>(name: string): T {
   return new Parameter(name) as unknown as T;
+}
+
+/**
+ * A named parameter that Postgres does not see when it plans: its value comes from an InitPlan, so
+ * every call's plan is estimated alike and the statement keeps one generic plan. Where the estimate
+ * would depend on the value (how many rows an organization has), the plan made for each call's value
+ * looks cheaper than the generic one, and Postgres plans the statement again on every call.
+ */
+export function unestimatedParam<T = string>(name: string, type: 'uuid'): RawBuilder<T> {
+  return sql<T>`(select ${param(name)}::${sql.raw(type)})`;
 }
 
 /** Builds SQL for Postgres and runs nothing. */

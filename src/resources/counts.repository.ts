@@ -4,7 +4,7 @@
 // organization do not queue behind one row.
 import { type Kysely, type QueryCreator, sql } from 'kysely';
 import { connectionShard } from '../db/shards.js';
-import { param, statement } from '../db/statement.js';
+import { param, statement, unestimatedParam } from '../db/statement.js';
 import type { DB } from '../db/tables.js';
 
 export type Counted = 'users' | 'groups';
@@ -44,7 +44,7 @@ const countOf = (kind: Counted) =>
   statement((db) =>
     db
       .selectFrom('org_counts')
-      .where('org_id', '=', param('org'))
+      .where('org_id', '=', unestimatedParam('org', 'uuid'))
       .select([
         sql<string>`coalesce(sum(${sql.ref(kind)}), 0)`.as('total'),
         sql<string>`coalesce(sum(${sql.ref(`${kind}_version`)}), 0)`.as('version'),

@@ -5,7 +5,7 @@ import type { AuditEntry } from '../audit/audit.js';
 import { auditValues, auditWritten } from '../audit/audit.repository.js';
 import { rethrowDuplicateKey } from '../db/constraints.js';
 import { isUuid } from '../db/ids.js';
-import { param, statement } from '../db/statement.js';
+import { param, statement, unestimatedParam } from '../db/statement.js';
 import type { DB, GroupsTable } from '../db/tables.js';
 import { compileCondition } from '../filter/compile.js';
 import { COUNT_OF, countRows } from './counts.repository.js';
@@ -181,7 +181,7 @@ export async function deleteGroup(db: Kysely<DB>, orgId: string, id: string): Pr
 
 /** The organization's groups (its id in the parameter `org`) that match the filter. */
 function matchingGroups(db: Kysely<DB>, query: ListQuery) {
-  const base = db.selectFrom('groups').where('org_id', '=', param('org'));
+  const base = db.selectFrom('groups').where('org_id', '=', unestimatedParam('org', 'uuid'));
   return query.filter ? base.where(compileCondition(query.filter.condition, groupStorage)) : base;
 }
 

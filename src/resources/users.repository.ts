@@ -5,7 +5,7 @@ import type { AuditEntry } from '../audit/audit.js';
 import { AUDIT_COLUMNS, auditValues, auditWritten } from '../audit/audit.repository.js';
 import { rethrowDuplicateKey } from '../db/constraints.js';
 import { isUuid } from '../db/ids.js';
-import { param, type Statement, statement } from '../db/statement.js';
+import { param, type Statement, statement, unestimatedParam } from '../db/statement.js';
 import type { DB, UsersTable } from '../db/tables.js';
 import { compileCondition } from '../filter/compile.js';
 import type { StorageMapping } from '../filter/storage.js';
@@ -404,7 +404,7 @@ export const userStorage: StorageMapping = {
 function matchingUsers(db: Kysely<DB>, query: ListQuery) {
   const base = db
     .selectFrom('users')
-    .where('org_id', '=', param('org'))
+    .where('org_id', '=', unestimatedParam('org', 'uuid'))
     .where('deprovisioned_at', 'is', null);
   return query.filter ? base.where(compileCondition(query.filter.condition, userStorage)) : base;
 }

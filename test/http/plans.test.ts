@@ -7,8 +7,13 @@ import type { DB } from '../../src/db/tables.js';
 import { compileSortKey, resolveSort } from '../../src/filter/sort.js';
 import { recountOrg } from '../../src/resources/counts.repository.js';
 import { changeMembers } from '../../src/resources/group-members.repository.js';
-import type { ListQuery } from '../../src/resources/list-query.js';
-import { listUsers, mergeIntoUser, userStorage } from '../../src/resources/users.repository.js';
+import { type ListQuery, listValues } from '../../src/resources/list-query.js';
+import {
+  listUsers,
+  mergeIntoUser,
+  userPageStatement,
+  userStorage,
+} from '../../src/resources/users.repository.js';
 import { resourceTypes } from '../../src/schema/registry.js';
 import { patchEntry } from '../helpers/groups.js';
 import { type Harness, type Tenant, useHarness } from '../helpers/harness.js';
@@ -20,6 +25,7 @@ const BIG = 18_000;
 let bigGroup: string;
 let smallGroup: string;
 let spare: string[];
+let otherOrg: string;
 
 useHarness(async (h) => {
   harness = h;
@@ -52,6 +58,14 @@ useHarness(async (h) => {
     select id from users where org_id = ${t.orgId}::uuid
     and id not in (select user_id from group_members where org_id = ${t.orgId}::uuid)`.execute(db);
   spare = rest.rows.map((r) => r.id);
+  // A smaller organization beside it: estimates by organization now differ from one to the next.
+  const other = await h.tenant();
+  otherOrg = other.orgId;
+  await sql`
+    insert into users (org_id, id, user_name, external_id, display_name, active, data, created_at, updated_at)
+    select ${other.orgId}::uuid, gen_random_uuid(), 'other' || i || '@corp.example', null, null, true,
+           jsonb_build_object('userName', 'other' || i || '@corp.example'), now(), now()
+    from generate_series(1, ${USERS / 4}) as i`.execute(db);
   await recountOrg(db, t.orgId);
   await sql`analyze`.execute(db);
 });
@@ -152,5 +166,28 @@ it('keeps one plan for PATCHes merged into a user, whatever they set', async () 
     const plans = await plansOf(db, 'with "patch" as');
     expect(plans.custom).toBeLessThanOrEqual(5);
     expect(plans.generic).toBeGreaterThanOrEqual(7);
+  });
+});
+
+it('plans a page alike whichever organization asks, so that one plan serves them all', async () => {
+  const sortKey = compileSortKey(resolveSort(resourceTypes.User), userStorage, 'created_at');
+  const query: ListQuery = {
+    filter: undefined,
+    sortKey,
+    descending: false,
+    page: { kind: 'keyset', after: undefined, backwards: false, limit: 100 },
+  };
+  const { sql: text } = userPageStatement(query, true).bind(listValues(t.orgId, query));
+  await harness.database.db.connection().execute(async (db) => {
+    await sql.raw(`prepare org_page as ${text}`).execute(db);
+    await sql`set plan_cache_mode = force_custom_plan`.execute(db);
+    const cost = async (org: string) => {
+      const { rows } = await sql<{ 'QUERY PLAN': [{ Plan: { 'Total Cost': number } }] }>`
+        explain (format json) execute org_page(${sql.lit(org)})`.execute(db);
+      return rows[0]!['QUERY PLAN'][0].Plan['Total Cost'];
+    };
+    expect(await cost(t.orgId)).toBe(await cost(otherOrg));
+    await sql`reset plan_cache_mode`.execute(db);
+    await sql`deallocate org_page`.execute(db);
   });
 });
