@@ -70,8 +70,11 @@ const groupsOfUser = sql<UserGroup[]>`(
   where gm.org_id = users.org_id and gm.user_id = users.id)`.as('groups');
 
 const visible = ['id', 'data', 'created_at', 'updated_at'] as const;
-/** What a page reads of each user: `data` as jsonb's text, which a page returns as it is. */
-const listed = ['id', sql<string>`users.data::text`.as('data'), 'created_at', 'updated_at'] as const;
+/**
+ * A page's `data`, as jsonb's text (which a page returns as it is), computed on the rows the page
+ * keeps: in the paging query itself Postgres would compute it for every row OFFSET skips.
+ */
+const dataAsText = sql<string>`users.data::text`.as('data');
 /** The row's version: the transaction that wrote it, which every write changes. */
 const rowVersion = sql<string>`users.xmin::text`.as('version');
 /** What reading or writing one user returns: the row, its groups and its version. */
@@ -415,10 +418,10 @@ function matchingUsers(db: Kysely<DB>, query: ListQuery) {
  */
 export function userPageStatement(query: ListQuery, groups = false): Statement<PagedUserRow> {
   return listStatement<PagedUserRow>('users', groups ? 'page with groups' : 'page', query, (db) => {
-    if (!groups)
-      return pageRows(matchingUsers(db, query).select(listed), 'users', query) as Compilable<PagedUserRow>;
-    const paged = pageRows(matchingUsers(db, query).select([...listed, 'org_id']), 'users', query);
-    return decoratePage(db, paged, 'users', query, visible, [groupsOfUser]) as Compilable<PagedUserRow>;
+    const paged = pageRows(matchingUsers(db, query).select([...visible, 'org_id']), 'users', query);
+    const columns = groups ? [dataAsText, groupsOfUser] : [dataAsText];
+    const kept = ['id', 'created_at', 'updated_at'];
+    return decoratePage(db, paged, 'users', query, kept, columns) as Compilable<PagedUserRow>;
   });
 }
 
