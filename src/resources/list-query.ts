@@ -260,7 +260,8 @@ async function positionedPage<R extends PagedRow, T>(
   const version = String(counted.version);
   const run = async (read: ListQuery) => (await source.page(read).run(db, listValues(orgId, read))).rows;
   const position = (row: R) => ({ value: row.sort_value ?? null, id: row.id });
-  const after = page.offset === 0 ? undefined : positions.find(source.table, orgId, version, page.offset);
+  const after =
+    page.offset === 0 ? undefined : await positions.findOrAwait(source.table, orgId, version, page.offset);
   let found: R[];
   // The first page, or one whose start is known: a keyset page, which needs no OFFSET (Postgres plans
   // an OFFSET it cannot see on every call).
@@ -268,16 +269,20 @@ async function positionedPage<R extends PagedRow, T>(
     const keyset = { kind: 'keyset', after, backwards: false, limit: page.limit } as const;
     found = (await run({ ...query, page: keyset })).slice(0, page.limit);
   } else {
-    const before = page.offset > 0 ? 1 : 0;
+    // From one row earlier, to remember where this page starts; requests for the same page meanwhile
+    // wait for this walk and continue from there.
     const wider = {
       kind: 'offset',
-      offset: page.offset - before,
-      limit: page.limit + before,
+      offset: page.offset - 1,
+      limit: page.limit + 1,
       sortValues: true,
     } as const;
-    found = await run({ ...query, page: wider });
-    if (before && found.length > 0)
-      positions.remember(source.table, orgId, version, page.offset, position(found.shift()!));
+    found = await positions.walk(source.table, orgId, version, page.offset, async () => {
+      const rows = await run({ ...query, page: wider });
+      const start = rows.shift();
+      if (start) positions.remember(source.table, orgId, version, page.offset, position(start));
+      return rows;
+    });
   }
   const last = found.at(-1);
   if (last) positions.remember(source.table, orgId, version, page.offset + found.length, position(last));
