@@ -1,5 +1,6 @@
 // A PATCH that does not depend on the stored user is merged into its row by one statement: the
 // columns filters read follow it, and a PATCH that changes nothing still leaves its audit entry.
+import { sql } from 'kysely';
 import { expect, it } from 'vitest';
 import { listAudit } from '../../src/audit/audit.repository.js';
 import { type Harness, type Tenant, useHarness } from '../helpers/harness.js';
@@ -63,4 +64,22 @@ it('answers 404 for a deprovisioned user, writing nothing', async () => {
   const { id } = (await t.post('/Users', { schemas: [USER], userName: uniqueName('gone') }).expect(201)).body;
   await t.delete(`/Users/${id}`).expect(204);
   await t.patch(`/Users/${id}`, patchBody([{ op: 'replace', path: 'title', value: 'Back' }])).expect(404);
+});
+
+it('merges in the database as RFC 7396 says, dropping objects left empty', async () => {
+  const cases: [unknown, unknown, unknown][] = [
+    [{ a: 1, b: { c: 2 } }, { a: false }, { a: false, b: { c: 2 } }],
+    [{ a: 1, b: { c: 2 } }, { b: { d: 'x' } }, { a: 1, b: { c: 2, d: 'x' } }],
+    [{ a: 1, b: { c: 2 } }, { a: null, b: { c: null } }, {}],
+    [{ a: [1, 2] }, { a: [3], e: 'y' }, { a: [3], e: 'y' }],
+    [{ a: 'text' }, { a: { b: 1 } }, { a: { b: 1 } }],
+    [{ a: 1 }, {}, { a: 1 }],
+  ];
+  for (const [target, patch, expected] of cases) {
+    const { rows } = await sql<{ merged: unknown }>`
+      select scim_merge_patch(${JSON.stringify(target)}::jsonb, ${JSON.stringify(patch)}::jsonb) as merged`.execute(
+      harness.database.db,
+    );
+    expect(rows[0]!.merged).toEqual(expected);
+  }
 });
