@@ -4,7 +4,7 @@
 // organization do not queue behind one row.
 import { type Kysely, type QueryCreator, sql } from 'kysely';
 import { connectionShard } from '../db/shards.js';
-import { param, statement, unestimatedParam } from '../db/statement.js';
+import { statement, unestimatedParam } from '../db/statement.js';
 import type { DB } from '../db/tables.js';
 
 export type Counted = 'users' | 'groups';

@@ -1,48 +1,21 @@
-// SQL for users: the only module that builds queries on the users table; rows never leave it. Each
-// statement is declared once (db/statement.ts) and run with its values by name.
-import { type Compilable, type Kysely, type Selectable, sql, type UpdateObject } from 'kysely';
+// SQL for one user at a time: create, read, write and remove, each with its audit entry (pages of
+// users are in user-pages.repository.ts). Rows never leave these modules. Each statement is declared
+// once (db/statement.ts) and run with its values by name.
+import { type Kysely, type Selectable, sql, type UpdateObject } from 'kysely';
 import type { AuditEntry } from '../audit/audit.js';
 import { AUDIT_COLUMNS, auditValues, auditWritten } from '../audit/audit.repository.js';
 import { rethrowDuplicateKey } from '../db/constraints.js';
 import { isUuid } from '../db/ids.js';
-import { param, type Statement, statement, unestimatedParam } from '../db/statement.js';
+import { param, statement } from '../db/statement.js';
 import type { DB, UsersTable } from '../db/tables.js';
-import { compileCondition } from '../filter/compile.js';
-import type { StorageMapping } from '../filter/storage.js';
-import { COUNT_OF, countRows } from './counts.repository.js';
-import {
-  collectPage,
-  decoratePage,
-  type ListQuery,
-  type ListResult,
-  listStatement,
-  pageRows,
-} from './list-query.js';
+import { countRows } from './counts.repository.js';
 import type { StoredUser, UserGroup } from './users.js';
 import type { ScimResource } from './validate.js';
 
-type UserRow = Pick<Selectable<UsersTable>, 'id' | 'data' | 'created_at' | 'updated_at'> & {
+export type UserRow = Pick<Selectable<UsersTable>, 'id' | 'data' | 'created_at' | 'updated_at'> & {
   groups?: UserGroup[];
   version?: string;
 };
-/** A row of a page: its attributes as JSON text (a page passes them through unparsed). */
-type PagedUserRow = Omit<UserRow, 'data'> & { data: string; sort_value?: string | null };
-
-/** A user of a page: its attributes parsed only if something reads them. */
-function pagedRowToUser(row: PagedUserRow): StoredUser {
-  let attributes: ScimResource | undefined;
-  return {
-    id: row.id,
-    get attributes() {
-      attributes ??= JSON.parse(row.data) as ScimResource;
-      return attributes;
-    },
-    json: row.data,
-    created: row.created_at,
-    lastModified: row.updated_at,
-    groups: row.groups,
-  };
-}
 
 function rowToUser(row: UserRow): StoredUser {
   return {
@@ -62,19 +35,14 @@ export const USER_NAME_INDEX = 'users_org_user_name_ci';
  * The user's memberships as one JSON array, a correlated subquery on the membership index, so a
  * user and its groups come back in one round trip, in a lookup and in a page of a hundred alike.
  */
-const groupsOfUser = sql<UserGroup[]>`(
+export const groupsOfUser = sql<UserGroup[]>`(
   select coalesce(
     json_agg(json_build_object('groupId', g.id, 'displayName', g.display_name) order by g.display_name, g.id),
     '[]'::json)
   from group_members as gm join groups as g on g.org_id = gm.org_id and g.id = gm.group_id
   where gm.org_id = users.org_id and gm.user_id = users.id)`.as('groups');
 
-const visible = ['id', 'data', 'created_at', 'updated_at'] as const;
-/**
- * A page's `data`, as jsonb's text (which a page returns as it is), computed on the rows the page
- * keeps: in the paging query itself Postgres would compute it for every row OFFSET skips.
- */
-const dataAsText = sql<string>`users.data::text`.as('data');
+export const visible = ['id', 'data', 'created_at', 'updated_at'] as const;
 /** The row's version: the transaction that wrote it, which every write changes. */
 const rowVersion = sql<string>`users.xmin::text`.as('version');
 /** What reading or writing one user returns: the row, its groups and its version. */
@@ -371,77 +339,4 @@ export async function deleteUser(
   if (!isUuid(id)) return false;
   const { rows } = await deleteUserStatement.run(db, { org: orgId, id, ...auditValues(audit, now) });
   return rows.length > 0;
-}
-
-/** How users are stored, for the filter planner: columns first, the rest in `data`. */
-export const userStorage: StorageMapping = {
-  table: 'users',
-  data: 'data',
-  columns: {
-    id: { column: 'id', type: 'uuid' },
-    userName: { column: 'user_name', type: 'text' },
-    externalId: { column: 'external_id', type: 'text' },
-    displayName: { column: 'display_name', type: 'text' },
-    active: { column: 'active', type: 'boolean' },
-    'meta.created': { column: 'created_at', type: 'timestamptz' },
-    'meta.lastModified': { column: 'updated_at', type: 'timestamptz' },
-    'meta.resourceType': { constant: 'User' },
-  },
-  relations: {
-    // The readOnly `groups` of a user are its membership rows (RFC 7643 §4.1.2).
-    groups: {
-      rows: (owner) =>
-        sql`group_members as gm join groups as g on g.org_id = gm.org_id and g.id = gm.group_id
-            where gm.org_id = ${sql.ref(`${owner}.org_id`)} and gm.user_id = ${sql.ref(`${owner}.id`)}`,
-      subs: {
-        value: { column: 'gm.group_id', type: 'uuid' },
-        display: { column: 'g.display_name', type: 'text' },
-        type: { constant: 'direct' },
-      },
-    },
-  },
-  indexedValues: new Set(['emails']),
-};
-
-/** The organization's users (its id in the parameter `org`) that match the filter. */
-function matchingUsers(db: Kysely<DB>, query: ListQuery) {
-  const base = db
-    .selectFrom('users')
-    .where('org_id', '=', unestimatedParam('org', 'uuid'))
-    .where('deprovisioned_at', 'is', null);
-  return query.filter ? base.where(compileCondition(query.filter.condition, userStorage)) : base;
-}
-
-/**
- * The statement of one page, in the direction it is read (tests EXPLAIN it), with each user's groups
- * when `groups` says the response carries them.
- */
-export function userPageStatement(query: ListQuery, groups = false): Statement<PagedUserRow> {
-  return listStatement<PagedUserRow>('users', groups ? 'page with groups' : 'page', query, (db) => {
-    const paged = pageRows(matchingUsers(db, query).select([...visible, 'org_id']), 'users', query);
-    const columns = groups ? [dataAsText, groupsOfUser] : [dataAsText];
-    const kept = ['id', 'created_at', 'updated_at'];
-    return decoratePage(db, paged, 'users', query, kept, columns) as Compilable<PagedUserRow>;
-  });
-}
-
-/** One page of the organization's users that match the query, and how many match in all. */
-export async function listUsers(
-  db: Kysely<DB>,
-  orgId: string,
-  query: ListQuery,
-  options: { groups: boolean },
-): Promise<ListResult<StoredUser>> {
-  return collectPage(db, orgId, query, {
-    table: 'users',
-    // Without a filter the total is the organization's count, kept by every create and removal.
-    count: () =>
-      query.filter
-        ? listStatement('users', 'count', query, (b) =>
-            matchingUsers(b, query).select((eb) => eb.fn.countAll<string>().as('total')),
-          )
-        : COUNT_OF.users,
-    page: (read) => userPageStatement(read, options.groups),
-    toItem: pagedRowToUser,
-  });
 }

@@ -18,6 +18,7 @@ import { applyPatch, mergePatchOf } from './patch.js';
 import { parsePatchRequest } from './patch-request.js';
 import type { Searchable } from './search.service.js';
 import { uniqueOn } from './uniqueness.js';
+import { listUsers, userStorage } from './user-pages.repository.js';
 import type { StoredUser } from './users.js';
 import * as repo from './users.repository.js';
 import { type ScimResource, validateResource } from './validate.js';
@@ -221,9 +222,9 @@ export const searchableUsers = (
 ): Searchable<StoredUser> => ({
   type: userType,
   ...(mayReadGroups(scopes) ? {} : { hidden: GROUPS_HIDDEN }),
-  storage: repo.userStorage,
+  storage: userStorage,
   createdColumn: 'created_at',
-  fetch: (query) => repo.listUsers(db, orgId, query, { groups: withGroups && mayReadGroups(scopes) }),
+  fetch: (query) => listUsers(db, orgId, query, { groups: withGroups && mayReadGroups(scopes) }),
   render: (user) => renderUser(user, baseUrl),
   renderWhole: (user) => renderUserJson(user, baseUrl),
 });

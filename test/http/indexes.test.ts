@@ -9,7 +9,7 @@ import { compileSortKey, resolveSort } from '../../src/filter/sort.js';
 import { groupPageStatement } from '../../src/resources/groups.repository.js';
 import { groupStorage } from '../../src/resources/groups.storage.js';
 import { type ListQuery, listValues } from '../../src/resources/list-query.js';
-import { userPageStatement, userStorage } from '../../src/resources/users.repository.js';
+import { userPageStatement, userStorage } from '../../src/resources/user-pages.repository.js';
 import { resourceTypes } from '../../src/schema/registry.js';
 import { type Harness, type Tenant, useHarness } from '../helpers/harness.js';
 

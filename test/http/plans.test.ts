@@ -8,12 +8,8 @@ import { compileSortKey, resolveSort } from '../../src/filter/sort.js';
 import { recountOrg } from '../../src/resources/counts.repository.js';
 import { changeMembers } from '../../src/resources/group-members.repository.js';
 import { type ListQuery, listValues } from '../../src/resources/list-query.js';
-import {
-  listUsers,
-  mergeIntoUser,
-  userPageStatement,
-  userStorage,
-} from '../../src/resources/users.repository.js';
+import { listUsers, userPageStatement, userStorage } from '../../src/resources/user-pages.repository.js';
+import { mergeIntoUser } from '../../src/resources/users.repository.js';
 import { resourceTypes } from '../../src/schema/registry.js';
 import { patchEntry } from '../helpers/groups.js';
 import { type Harness, type Tenant, useHarness } from '../helpers/harness.js';

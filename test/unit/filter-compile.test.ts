@@ -5,7 +5,7 @@ import { compileCondition, filterValues } from '../../src/filter/compile.js';
 import { parseFilter } from '../../src/filter/parse.js';
 import { planFilter } from '../../src/filter/plan.js';
 import { resolveFilter } from '../../src/filter/resolve.js';
-import { userStorage } from '../../src/resources/users.repository.js';
+import { userStorage } from '../../src/resources/user-pages.repository.js';
 import { resourceTypes } from '../../src/schema/registry.js';
 
 function compile(filter: string) {

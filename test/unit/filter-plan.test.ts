@@ -9,7 +9,7 @@ import { compileCondition } from '../../src/filter/compile.js';
 import { parseFilter } from '../../src/filter/parse.js';
 import { conditionKey, planFilter } from '../../src/filter/plan.js';
 import { resolveFilter } from '../../src/filter/resolve.js';
-import { userStorage } from '../../src/resources/users.repository.js';
+import { userStorage } from '../../src/resources/user-pages.repository.js';
 import { resourceTypes } from '../../src/schema/registry.js';
 
 function planned(filter: string) {
