@@ -1,6 +1,7 @@
 // Seeds a benchmark organization straight into the database: users with realistic attributes,
 // spare users for writes, a 100,000-member group, a 10-member group and an empty one; and an
-// organization for the writes that would change it, with users to delete.
+// organization for the writes that would change it, with users to delete. Between rounds,
+// resetRound puts back what the round's writes changed, so that every round starts alike.
 import { randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import { createOrg, createToken } from '../src/admin/admin.service.js';
@@ -18,13 +19,35 @@ export interface Seeded {
   smallGroup: string;
   emptyGroup: string;
   /**
-   * An organization of its own for writes that would change the measured one: POST's warm-up,
+   * An organization of its own for writes that would change the measured one: POST /Users,
    * POST /Groups, and DELETE of its `doomed` users.
    */
   scratch: { orgId: string; token: string; doomed: string[] };
 }
 
-/** `count` users with realistic attributes, `<prefix><n>@corp.example`, created 1 ms apart. */
+/**
+ * The attributes of the n-th user named `userName`, as Okta or Entra provision one: what the seeded
+ * users have (insertUsers writes the same in SQL), and what POST and PUT send.
+ */
+export function userAttributes(n: number, userName: string): Record<string, unknown> {
+  const displayName = `Given${n} Family${n}`;
+  return {
+    userName,
+    externalId: `00u${String(n).padStart(9, '0')}`,
+    name: { givenName: `Given${n}`, familyName: `Family${n}`, formatted: displayName },
+    displayName,
+    title: `Engineer ${n % 7}`,
+    active: true,
+    emails: [{ type: 'work', value: userName, primary: true }],
+    phoneNumbers: [{ type: 'work', value: `+1 555 ${String(n).padStart(7, '0')}` }],
+    'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User': {
+      department: `Dept ${n % 40}`,
+      employeeNumber: String(n),
+    },
+  };
+}
+
+/** `count` users with userAttributes, `<prefix><n>@corp.example`, created 1 ms apart. */
 async function insertUsers(db: Kysely<DB>, orgId: string, prefix: string, count: number): Promise<void> {
   await sql`
     insert into users (org_id, id, user_name, external_id, display_name, active, data, created_at, updated_at)
@@ -107,4 +130,23 @@ export async function seed(db: Kysely<DB>, size: number, spare: number, doomed: 
     emptyGroup,
     scratch,
   };
+}
+
+/**
+ * Undoes what a round's writes added or removed: the users POST created (userNames `new-…`), the
+ * members added to the groups, the groups and deletions of the writes organization; drops both
+ * organizations' audit entries; recounts; vacuums. Updates (PATCH, PUT) stay: they change no count.
+ */
+export async function resetRound(db: Kysely<DB>, seeded: Seeded): Promise<void> {
+  const { orgId, scratch } = seeded;
+  await sql`delete from users where org_id = ${scratch.orgId} and user_name like 'new-%'`.execute(db);
+  await sql`delete from group_members where org_id = ${orgId}
+            and user_id = any(${seeded.spare.map((u) => u.id)}::uuid[])`.execute(db);
+  await sql`delete from groups where org_id = ${scratch.orgId}`.execute(db);
+  await sql`update users set deprovisioned_at = null, active = true, data = jsonb_set(data, '{active}', 'true')
+            where org_id = ${scratch.orgId} and deprovisioned_at is not null`.execute(db);
+  await sql`delete from audit_events where org_id in (${orgId}, ${scratch.orgId})`.execute(db);
+  await recountOrg(db, orgId);
+  await recountOrg(db, scratch.orgId);
+  await sql`vacuum analyze users, groups, group_members, audit_events, org_counts`.execute(db);
 }

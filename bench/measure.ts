@@ -1,0 +1,191 @@
+// How the bench measures: servers as child processes, load from autocannon, and what each load cost
+// the server and Postgres (CPU from /proc), with the server's peak memory.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import autocannon from 'autocannon';
+
+export const DURATION = Number(process.env.BENCH_DURATION ?? 8);
+export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const WARM_UP = Number(process.env.BENCH_WARM_UP ?? 3);
+const PROFILE = process.env.BENCH_PROFILE;
+/** Postgres' CPU is read from its processes on this machine; none when the database is PGlite. */
+const onPostgres = Boolean(process.env.BENCH_DATABASE_URL);
+
+export interface Row {
+  scenario: string;
+  requestsPerSecond: number;
+  p50: number;
+  /** Mean latency in ms: the latency ratios use it, since a fast scenario's p50 rounds to 0 ms. */
+  meanMs: number;
+  p99: number;
+  errors: number;
+  peakRssMb: number;
+  /** Server CPU time per request (user + system): what the load costs the server, whatever the noise. */
+  cpuMsPerRequest: number;
+  /** Postgres CPU time per request, all its processes on this machine (none on PGlite). */
+  dbCpuMsPerRequest: number | undefined;
+  /** The users of the organization the scenario ran in, when it started (scimd's scenarios only). */
+  users: number | undefined;
+}
+
+export interface Request {
+  path: string;
+  method?: string;
+  body?: string;
+}
+/** Fills in each request autocannon sends (autocannon's setupRequest). */
+export type Setup = (req: Request) => Request;
+
+const perRequestMs = (seconds: number, requests: number) =>
+  Math.round((seconds * 1000 * 1000) / Math.max(1, requests)) / 1000;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const port = (server.address() as { port: number }).port;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * CPU seconds (user + system) the process has used so far; clock ticks are 1/100 s on Linux. With
+ * `children`, also what its children that have ended used.
+ */
+function cpuSeconds(pid: number, children = false): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    const own = Number(fields[11]) + Number(fields[12]);
+    return (children ? own + Number(fields[13]) + Number(fields[14]) : own) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * CPU seconds of every Postgres process on this machine, with those that ended (backends, autovacuum
+ * workers): the postmaster has collected their time as its children's.
+ */
+function postgresCpuSeconds(): number {
+  if (!onPostgres) return 0;
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres')
+        total += cpuSeconds(Number(entry), true);
+    } catch {
+      // The process ended while being read.
+    }
+  }
+  return total;
+}
+
+function rssMb(pid: number): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+  } catch {
+    return 0;
+  }
+}
+
+async function waitReady(origin: string): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    try {
+      if ((await fetch(`${origin}/readyz`)).ok) return;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`server at ${origin} never became ready`);
+}
+
+export interface Server {
+  readonly child: ChildProcess;
+  readonly origin: string;
+}
+
+/** A server process (node with `command`), ready to serve. */
+export async function start(command: string[], env: Record<string, string>): Promise<Server> {
+  const port = await freePort();
+  const profile =
+    PROFILE === 'perf' ? ['--perf-basic-prof'] : PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : [];
+  const child = spawn(process.execPath, [...profile, ...command], {
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const origin = `http://127.0.0.1:${port}`;
+  await waitReady(origin);
+  return { child, origin };
+}
+
+export function stop(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.child.once('exit', () => resolve());
+    server.child.kill('SIGTERM');
+  });
+}
+
+/** Unrecorded load first, so the JIT has compiled the hot paths before anything is measured. */
+export async function warmUp(origin: string, token: string, setup: Setup): Promise<void> {
+  await autocannon({
+    url: origin,
+    connections: CONNECTIONS,
+    duration: WARM_UP,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/scim+json' },
+    requests: [{ setupRequest: setup as never }],
+  });
+}
+
+/** The organization's users, as scimd counts them for totalResults. */
+async function countUsers(origin: string, token: string, base: string): Promise<number> {
+  const res = await fetch(`${origin}${base}/Users?count=0`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  return ((await res.json()) as { totalResults: number }).totalResults;
+}
+
+/** `setup`'s requests from CONNECTIONS connections for DURATION seconds, and what they cost. */
+export async function load(
+  name: string,
+  server: Server,
+  token: string,
+  setup: Setup,
+  options: { connections?: number; base?: string } = {},
+): Promise<Row> {
+  const pid = server.child.pid!;
+  const users = options.base === undefined ? undefined : await countUsers(server.origin, token, options.base);
+  let peak = rssMb(pid);
+  const cpuBefore = cpuSeconds(pid);
+  const dbCpuBefore = postgresCpuSeconds();
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, rssMb(pid));
+  }, 100);
+  const result = await autocannon({
+    url: server.origin,
+    connections: options.connections ?? CONNECTIONS,
+    duration: DURATION,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/scim+json' },
+    requests: [{ setupRequest: setup as never }],
+  });
+  clearInterval(sampler);
+  const cpu = cpuSeconds(pid) - cpuBefore;
+  const dbCpu = postgresCpuSeconds() - dbCpuBefore;
+  const row: Row = {
+    scenario: name,
+    requestsPerSecond: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    meanMs: result.latency.mean,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts + result.non2xx,
+    peakRssMb: Math.round(peak),
+    cpuMsPerRequest: perRequestMs(cpu, result.requests.total),
+    dbCpuMsPerRequest: onPostgres ? perRequestMs(dbCpu, result.requests.total) : undefined,
+    users,
+  };
+  console.log(
+    `${name.padEnd(52)} ${String(row.requestsPerSecond).padStart(7)} req/s${users === undefined ? '' : ` on ${users} users`}  p50 ${row.p50} ms  p99 ${row.p99} ms  errors ${row.errors}  rss ${row.peakRssMb} MB  cpu ${row.cpuMsPerRequest} ms/req${row.dbCpuMsPerRequest === undefined ? '' : `  postgres ${row.dbCpuMsPerRequest} ms/req`}`,
+  );
+  return row;
+}

@@ -1,0 +1,152 @@
+// What each scenario sends. A scenario names the organization it runs in: writes that add or remove
+// resources either run in the writes organization or are undone between rounds (seed.ts resetRound),
+// so that every scenario runs on the data it names.
+import { randomBytes } from 'node:crypto';
+import type { Request, Setup } from './measure.js';
+import { type Seeded, userAttributes } from './seed.js';
+
+export interface Scenario {
+  readonly name: string;
+  /** The organization it runs in: the seeded one or the writes organization. */
+  readonly org: 'seeded' | 'writes';
+  readonly setup: Setup;
+  /** What its warm-up sends, when that would change the data it runs on: the same elsewhere. */
+  readonly warmUp?: Setup;
+}
+
+const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
+const pick = <T>(items: readonly T[]) => items[Math.floor(Math.random() * items.length)]!;
+const patchBody = (Operations: unknown[]) =>
+  JSON.stringify({ schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations });
+
+export const LOOKUP = 'GET /Users?filter=userName eq (random user)';
+export const CREATE = 'POST /Users';
+export const PATCH_USER = 'PATCH /Users/{id} (active toggle)';
+export const PUT_USER = 'PUT /Users/{id} (Okta profile push)';
+export const DELETE_USER = 'DELETE /Users/{id} (deactivate)';
+export const CREATE_GROUP = 'POST /Groups';
+export const addMemberName = (members: number) => `PATCH add 1 member, ${members}-member group`;
+
+/** The scenarios measured in every round with the lookup, in one scimd process. */
+export function roundScenarios(seeded: Seeded, bigGroupSize: number): Scenario[] {
+  const base = `/scim/v2/${seeded.orgId}`;
+  const writes = `/scim/v2/${seeded.scratch.orgId}`;
+  let flip = false;
+  // Each group takes the spare users in turn, from the first: every add is of a new member.
+  const addMember = (group: string) => {
+    let spareIndex = 0;
+    return (req: Request) => {
+      const user = seeded.spare[spareIndex++ % seeded.spare.length]!;
+      return Object.assign(req, {
+        method: 'PATCH',
+        path: `${base}/Groups/${group}`,
+        body: patchBody([{ op: 'add', path: 'members', value: [{ value: user.id }] }]),
+      });
+    };
+  };
+  let groupIndex = 0;
+  let doomedIndex = 0;
+  return [
+    { name: LOOKUP, org: 'seeded', setup: lookup(seeded) },
+    { name: CREATE, org: 'writes', setup: creator(writes) },
+    {
+      name: PATCH_USER,
+      org: 'seeded',
+      setup: (req) => {
+        flip = !flip;
+        return Object.assign(req, {
+          method: 'PATCH',
+          path: `${base}/Users/${pick(seeded.users).id}`,
+          body: patchBody([{ op: 'replace', path: 'active', value: flip }]),
+        });
+      },
+    },
+    {
+      name: PUT_USER,
+      org: 'seeded',
+      // Okta pushes the whole profile (with the read-only id back) when one attribute changed.
+      setup: (req) => {
+        const n = Math.floor(Math.random() * seeded.users.length);
+        const user = seeded.users[n]!;
+        const attributes = { ...userAttributes(n + 1, user.userName), title: `Title ${Math.random()}` };
+        return Object.assign(req, {
+          method: 'PUT',
+          path: `${base}/Users/${user.id}`,
+          body: JSON.stringify({ schemas: [USER_SCHEMA], id: user.id, ...attributes }),
+        });
+      },
+    },
+    {
+      name: DELETE_USER,
+      org: 'writes',
+      setup: (req) =>
+        Object.assign(req, {
+          method: 'DELETE',
+          path: `${writes}/Users/${seeded.scratch.doomed[doomedIndex++ % seeded.scratch.doomed.length]}`,
+        }),
+    },
+    {
+      name: CREATE_GROUP,
+      org: 'writes',
+      setup: (req) =>
+        Object.assign(req, {
+          method: 'POST',
+          path: `${writes}/Groups`,
+          body: JSON.stringify({
+            schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'],
+            displayName: `Bench group ${randomBytes(4).toString('hex')}-${++groupIndex}`,
+          }),
+        }),
+    },
+    {
+      name: addMemberName(bigGroupSize),
+      org: 'seeded',
+      setup: addMember(seeded.bigGroup),
+      warmUp: addMember(seeded.emptyGroup),
+    },
+    {
+      name: addMemberName(10),
+      org: 'seeded',
+      setup: addMember(seeded.smallGroup),
+      warmUp: addMember(seeded.emptyGroup),
+    },
+  ];
+}
+
+/** A lookup by userName of a random seeded user, as Okta and Entra look a user up before creating it. */
+export function lookup(seeded: Seeded): Setup {
+  const base = `/scim/v2/${seeded.orgId}`;
+  return (req) => {
+    req.path = `${base}/Users?filter=${encodeURIComponent(`userName eq "${pick(seeded.users).userName}"`)}`;
+    return req;
+  };
+}
+
+/**
+ * POST /Users of a user like the seeded ones (Okta's create, with Entra's title, phone and
+ * enterprise attributes), with a userName no other has used: `new-…`, which resetRound removes.
+ * It runs in the writes organization, so that the scenarios after it see the seeded users only.
+ */
+function creator(base: string): Setup {
+  let created = 0;
+  const runId = randomBytes(3).toString('hex');
+  return (req) => {
+    const n = ++created;
+    return Object.assign(req, {
+      method: 'POST',
+      path: `${base}/Users`,
+      body: JSON.stringify({
+        schemas: [USER_SCHEMA],
+        ...userAttributes(n, `new-${runId}-${n}@corp.example`),
+      }),
+    });
+  };
+}
+
+/** GET of `${base}/Users?${query}`. */
+export const page =
+  (base: string, query: string): Setup =>
+  (req) => {
+    req.path = `${base}/Users?${query}`;
+    return req;
+  };
