@@ -114,8 +114,9 @@ export function registerGroupRoutes(router: Router<ScimState>): void {
           ctx.params.id!,
           ctx.request.body,
           entryOf(status),
+          wantsBody,
         );
-        if (!wantsBody) return { status, resourceId: group.id };
+        if (!group) return { status, resourceId: ctx.params.id };
         return { status, resourceId: group.id, body: await render(db, ctx.state, group, projection) };
       },
       { writesItsEntry: true },

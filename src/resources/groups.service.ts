@@ -21,7 +21,7 @@ import type { NewMember, StoredGroup, StoredMember } from './groups.js';
 import * as repo from './groups.repository.js';
 import { groupStorage } from './groups.storage.js';
 import { withRelated } from './list-query.js';
-import { applyPatch, type DeferredOperation } from './patch.js';
+import { applyPatch, type DeferredOperation, relationOperationsOf } from './patch.js';
 import { parsePatchRequest } from './patch-request.js';
 import type { Searchable } from './search.service.js';
 import { uniqueOn } from './uniqueness.js';
@@ -293,11 +293,12 @@ function memberChangesById(operations: readonly DeferredOperation[]): memberRepo
 
 /**
  * PATCH, with its `audit` entry. When the operations change only members, each named by id (what
- * Okta and Entra send for every assignment), they are one statement after a read of the group, and
- * concurrent ones do not wait on each other. Any other PATCH (attributes, or members removed by a
- * filter on something else) runs in a transaction under a lock on the group: the group's attributes
- * through applyPatch, its members as row inserts and deletes in order. meta.lastModified moves only
- * when something changed.
+ * Okta and Entra send for every assignment), they are one statement, and concurrent ones do not wait
+ * on each other; unless `answer` asks for the group afterwards, the group is not read at all (the
+ * answer is then undefined). Any other PATCH (attributes, or members removed by a filter on something
+ * else) runs in a transaction under a lock on the group: the group's attributes through applyPatch,
+ * its members as row inserts and deletes in order. meta.lastModified moves only when something
+ * changed.
  */
 export async function patchGroup(
   db: Kysely<DB>,
@@ -305,27 +306,48 @@ export async function patchGroup(
   id: string,
   body: unknown,
   audit: AuditEntry,
+  answer: boolean,
   now = new Date(),
-): Promise<StoredGroup> {
+): Promise<StoredGroup | undefined> {
   const operations = parsePatchRequest(body);
+  const options = { id, relations: RELATIONS };
+  const memberOperations = answer ? undefined : relationOperationsOf(operations, groupType, options);
+  const unread = memberOperations && memberChangesById(memberOperations);
+  if (unread) {
+    await changeMembersById(db, orgId, id, unread, now, audit);
+    return undefined;
+  }
   const current = await repo.findGroup(db, orgId, id);
   if (!current) throw groupNotFound(id);
-  const result = applyPatch(current.attributes, operations, groupType, { id, relations: RELATIONS });
+  const result = applyPatch(current.attributes, operations, groupType, options);
   const changes = sameJson(separateMembers(result.attributes).attributes, current.attributes)
     ? memberChangesById(result.deferred)
     : undefined;
   if (changes) {
-    await refuseNonUuids(db, orgId, changes.adds);
-    const outcome = await memberRepo.changeMembers(db, orgId, id, changes, now, audit);
-    if (outcome === 'missing') throw groupNotFound(id);
-    if (outcome === 'invalid') return refuseMembers(db, orgId, changes.adds, 'patched');
-    return outcome === 'changed' ? { ...current, lastModified: now } : current;
+    const changed = await changeMembersById(db, orgId, id, changes, now, audit);
+    return changed ? { ...current, lastModified: now } : current;
   }
   return db.transaction().execute(async (trx) => {
     const group = await patchGroupLocked(trx, orgId, id, operations, now);
     await insertAudit(trx, [{ entry: audit, at: now }]);
     return group;
   });
+}
+
+/** Member changes by id with the PATCH's audit entry, in one statement; whether a member row changed. */
+async function changeMembersById(
+  db: Kysely<DB>,
+  orgId: string,
+  id: string,
+  changes: memberRepo.MemberChanges,
+  now: Date,
+  audit: AuditEntry,
+): Promise<boolean> {
+  await refuseNonUuids(db, orgId, changes.adds);
+  const outcome = await memberRepo.changeMembers(db, orgId, id, changes, now, audit);
+  if (outcome === 'missing') throw groupNotFound(id);
+  if (outcome === 'invalid') return refuseMembers(db, orgId, changes.adds, 'patched');
+  return outcome === 'changed';
 }
 
 async function patchGroupLocked(

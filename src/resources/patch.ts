@@ -1,7 +1,8 @@
 // applyPatch: RFC 7644 §3.5.2 over a resource's stored attributes, with no database. Operations
 // apply in order (patcher.ts); the first that fails stops everything and names its index. Attributes
 // held outside the resource (group members, as rows) are handed back as deferred operations for the
-// caller to apply. mergePatchOf gives the operations as a merge patch, for a write without a read.
+// caller to apply. mergePatchOf gives the operations as a merge patch, and relationOperationsOf the
+// deferred ones of a PATCH that changes nothing else, each for a write without a read.
 import { InvalidValueError, ScimError } from '../http/scim-errors.js';
 import { isObject, type Json } from '../json.js';
 import type { ResourceTypeDef } from '../schema/types.js';
@@ -116,4 +117,25 @@ function withRemovals(patch: Json, validated: Json): Json | undefined {
     } else if (validated[key] === undefined) return undefined;
   }
   return out;
+}
+
+/**
+ * The deferred operations (on `relations`), when the operations change nothing else: such a PATCH
+ * needs no read of the resource. Otherwise, or when an operation fails, undefined: the caller reads
+ * the resource and runs applyPatch, which decides and words any error.
+ */
+export function relationOperationsOf(
+  operations: readonly PatchOperation[],
+  type: ResourceTypeDef,
+  options: PatchOptions,
+): readonly DeferredOperation[] | undefined {
+  const patch: Json = {};
+  const patcher = new Patcher(type, patch, options, true);
+  try {
+    for (const operation of operations) patcher.apply(operation);
+  } catch (error) {
+    if (error instanceof NeedsStoredResource || error instanceof ScimError) return undefined;
+    throw error;
+  }
+  return Object.keys(patch).length === 0 ? patcher.deferred : undefined;
 }

@@ -1,6 +1,6 @@
-// mergePatchOf: which PATCHes become one merge patch of the stored user, and what that patch holds.
+// mergePatchOf and relationOperationsOf: which PATCHes need no read of the stored resource, and what they write.
 import { describe, expect, it } from 'vitest';
-import { mergePatchOf } from '../../src/resources/patch.js';
+import { mergePatchOf, relationOperationsOf } from '../../src/resources/patch.js';
 import { parsePatchRequest } from '../../src/resources/patch-request.js';
 import { resourceTypes } from '../../src/schema/registry.js';
 import { ENTERPRISE } from '../helpers/scim.js';
@@ -88,5 +88,48 @@ describe('mergePatchOf', () => {
     ['an empty userName', [{ op: 'replace', path: 'userName', value: '' }]],
   ])('leaves %s to the read-and-apply path', (_, operations) => {
     expect(mergeOf(operations)).toBeUndefined();
+  });
+});
+
+const memberOperationsOf = (Operations: unknown[]) =>
+  relationOperationsOf(parsePatchRequest({ Operations }), resourceTypes.Group, {
+    id: 'g-1',
+    relations: new Set(['members']),
+  })?.map((op) => op.op);
+
+describe('relationOperationsOf', () => {
+  it.each([
+    ['an add of members', [{ op: 'add', path: 'members', value: [{ value: 'u-1' }] }], ['add']],
+    ['a removal by filter', [{ op: 'remove', path: 'members[value eq "u-1"]' }], ['remove']],
+    [
+      "Entra's Remove with a value list",
+      [{ op: 'Remove', path: 'members', value: [{ value: 'u-1' }] }],
+      ['remove'],
+    ],
+    ["Okta's pathless replace of the member set", [{ op: 'replace', value: { members: [] } }], ['replace']],
+    [
+      'the group id repeated, as Okta does',
+      [{ op: 'replace', value: { id: 'g-1', members: [] } }],
+      ['replace'],
+    ],
+    ['no operation at all', [], []],
+  ])('gives the member operations of %s', (_name, operations, expected) => {
+    expect(memberOperationsOf(operations)).toEqual(expected);
+  });
+
+  it.each([
+    ["Okta's rename beside members", [{ op: 'replace', value: { id: 'g-1', displayName: 'Eng' } }]],
+    ['a removal of externalId', [{ op: 'remove', path: 'externalId' }]],
+    [
+      'members and an attribute',
+      [
+        { op: 'add', path: 'members', value: [] },
+        { op: 'replace', path: 'displayName', value: 'X' },
+      ],
+    ],
+    ['a change of the id', [{ op: 'replace', value: { id: 'g-2' } }]],
+    ['a remove without a path', [{ op: 'remove' }]],
+  ])('gives nothing for %s: the group must be read', (_name, operations) => {
+    expect(memberOperationsOf(operations)).toBeUndefined();
   });
 });
