@@ -4,6 +4,7 @@ import Koa from 'koa';
 import { adminApi } from './admin/admin-api.js';
 import { AuditWriter } from './audit/audit.js';
 import type { TokenChecks } from './auth/scim-auth.js';
+import { ChangeFeed } from './changes/change-feed.js';
 import { TokenCache } from './auth/token-cache.js';
 import type { Database } from './db/database.js';
 import { requestContext } from './http/request-context.js';
@@ -18,6 +19,8 @@ export interface AppDeps {
   readonly logger: Logger;
   /** Remembered token checks, shared by the SCIM API (reads) and the admin API (forgets). */
   readonly tokenChecks?: TokenChecks;
+  /** The change feed; one that neither listens nor purges unless given (index.ts starts one). */
+  readonly changes?: ChangeFeed;
 }
 
 export function createApp(appDeps: AppDeps): Koa {
@@ -26,6 +29,7 @@ export function createApp(appDeps: AppDeps): Koa {
     ...appDeps,
     db: database.db,
     tokenChecks: appDeps.tokenChecks ?? new TokenCache(),
+    changes: appDeps.changes ?? new ChangeFeed(database.db, { logger: appDeps.logger }),
     audit: new AuditWriter(database.db),
   };
   const app = new Koa();

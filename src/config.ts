@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { DEFAULT_RETENTION_DAYS } from './changes/change-feed.js';
 import {
   type DatabaseOptions,
   DEFAULT_POOL_SIZE,
@@ -26,6 +27,8 @@ export interface Config {
   publicUrlSet: boolean;
   adminToken: string | undefined;
   logLevel: string;
+  /** How many days the change feed keeps changes. */
+  changeRetentionDays: number;
 }
 
 /** A whole number within bounds, or the default when the variable is unset. */
@@ -83,6 +86,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrlSet: Boolean(env.PUBLIC_URL),
     adminToken: env.SCIMD_ADMIN_TOKEN || undefined,
     logLevel: env.LOG_LEVEL || 'info',
+    changeRetentionDays: integer(env, 'CHANGE_RETENTION_DAYS', DEFAULT_RETENTION_DAYS, 1, 3650),
   };
 }
 

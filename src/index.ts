@@ -6,6 +6,7 @@ import { createApp } from './app.js';
 import { followAuthChanges } from './auth/auth-changes.js';
 import type { TokenChecks } from './auth/scim-auth.js';
 import { TOKEN_CACHE_TTL_MS, TokenCache } from './auth/token-cache.js';
+import { ChangeFeed } from './changes/change-feed.js';
 import { type Config, databaseOptions, readConfig } from './config.js';
 import { openDatabase } from './db/database.js';
 import { failureFields } from './db/failures.js';
@@ -38,12 +39,20 @@ export async function serve(
     );
   }
   await listening?.ready;
+  const changes = new ChangeFeed(database.db, {
+    logger,
+    retentionDays: config.changeRetentionDays,
+    schema: database.schema,
+    listen: database.listen,
+  });
+  await changes.start();
   const app = createApp({
     database,
     publicUrl: config.publicUrl,
     adminToken: admin.token,
     logger,
     tokenChecks,
+    changes,
   });
   const server = createHttpServer(app);
   server.listen(config.port, config.host);
@@ -66,6 +75,8 @@ export async function serve(
       // close() stops accepting and resolves once in-flight requests have finished.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
+      // Long polls answer at once rather than hold the stop for up to their wait.
+      await changes.stop();
       await closed;
       await listening?.stop();
       await database.close();

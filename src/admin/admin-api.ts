@@ -8,6 +8,7 @@ import { announceAuthChange } from '../auth/auth-changes.js';
 import { bearerToken } from '../auth/bearer.js';
 import type { TokenChecks } from '../auth/scim-auth.js';
 import { hashSecret } from '../auth/secrets.js';
+import type { ChangeFeed } from '../changes/change-feed.js';
 import { databaseFailure, failureFields } from '../db/failures.js';
 import type { DB } from '../db/tables.js';
 import { BODY_LIMIT, BODY_METHODS, jsonBodyReader } from '../http/request-body.js';
@@ -15,6 +16,7 @@ import { checkRoute } from '../http/route-check.js';
 import type { Logger } from '../log.js';
 import * as admin from './admin.service.js';
 import { AdminError } from './admin-errors.js';
+import * as feed from './feed.service.js';
 
 export interface AdminApiDeps {
   readonly db: Kysely<DB>;
@@ -23,7 +25,11 @@ export interface AdminApiDeps {
   readonly logger: Logger;
   readonly tokenChecks: TokenChecks;
   readonly audit: AuditWriter;
+  readonly changes: ChangeFeed;
 }
+
+/** What an API key may do: read the change feed. */
+const FEED_PATH = /^\/admin\/v1\/changes\/?$/;
 
 function buildRouter(deps: AdminApiDeps): Router {
   const { db, publicUrl } = deps;
@@ -69,6 +75,7 @@ function buildRouter(deps: AdminApiDeps): Router {
   router.delete('/orgs/:orgId', async (ctx) => {
     const orgId = ctx.params.orgId!;
     await changeAuth(orgId, (trx) => admin.deleteOrg(trx, orgId));
+    deps.changes.written();
     ctx.status = 204;
   });
   router.post('/orgs/:orgId/tokens/:tokenId/rotate', async (ctx) => {
@@ -90,6 +97,22 @@ function buildRouter(deps: AdminApiDeps): Router {
   router.get('/orgs/:orgId/tokens', async (ctx) => {
     ctx.body = { tokens: (await admin.listTokens(db, ctx.params.orgId!)).map(admin.renderToken) };
   });
+  router.get('/changes', async (ctx) => {
+    // A long poll ends when its client goes away.
+    const gone = new AbortController();
+    ctx.res.once('close', () => gone.abort());
+    ctx.body = await feed.readChanges(deps.changes, ctx.query, gone.signal);
+  });
+  router.post('/api-keys', async (ctx) => {
+    ctx.status = 201;
+    ctx.body = await feed.createApiKey(db, ctx.request.body);
+  });
+  router.get('/api-keys', async (ctx) => {
+    ctx.body = await feed.listApiKeys(db);
+  });
+  router.post('/api-keys/:keyId/revoke', async (ctx) => {
+    ctx.body = await feed.revokeApiKey(db, ctx.params.keyId!);
+  });
   return router;
 }
 
@@ -103,10 +126,20 @@ export function adminApi(deps: AdminApiDeps): Middleware {
     if (ctx.path !== '/admin/v1' && !ctx.path.startsWith('/admin/v1/')) return next();
     try {
       const presented = bearerToken(ctx.get('authorization'));
-      if (!presented || !timingSafeEqual(hashSecret(presented), expected)) {
-        throw new AdminError(401, 'unauthorized', 'The admin token is missing or wrong', {
+      const isAdmin = presented !== undefined && timingSafeEqual(hashSecret(presented), expected);
+      const apiKey = !isAdmin && presented ? await feed.checkApiKey(deps.db, presented) : undefined;
+      if (!isAdmin && !apiKey) {
+        throw new AdminError(401, 'unauthorized', 'The admin token or API key is missing or wrong', {
           'WWW-Authenticate': 'Bearer realm="scimd-admin"',
         });
+      }
+      if (apiKey) {
+        if (!(ctx.method === 'GET' && FEED_PATH.test(ctx.path)))
+          throw new AdminError(403, 'forbidden', 'An API key may only read the change feed (GET /admin/v1/changes)');
+        ctx.state.apiKey = apiKey;
+        feed.touchApiKey(deps.db, apiKey).catch((err) =>
+          deps.logger.warn({ err, requestId: ctx.state.requestId }, 'could not record the use of an API key'),
+        );
       }
       const route = checkRoute(router, ctx.path, ctx.method);
       if (route.kind === 'notFound')
@@ -183,6 +216,8 @@ const ADMIN_ACTIONS: readonly [string, RegExp, string][] = [
   ['POST', /^\/admin\/v1\/orgs\/([^/]+)\/tokens\/?$/, 'token.create'],
   ['POST', /^\/admin\/v1\/orgs\/([^/]+)\/tokens\/([^/]+)\/rotate\/?$/, 'token.rotate'],
   ['POST', /^\/admin\/v1\/orgs\/([^/]+)\/tokens\/([^/]+)\/revoke\/?$/, 'token.revoke'],
+  ['POST', /^\/admin\/v1\/api-keys\/?$/, 'api_key.create'],
+  ['POST', /^\/admin\/v1\/api-keys\/([^/]+)\/revoke\/?$/, 'api_key.revoke'],
 ];
 
 /**
@@ -199,6 +234,12 @@ function auditEntry(deps: AdminApiDeps, ctx: Parameters<Middleware>[0]): AuditEn
   const resourceId = tokenPart ?? (action === 'token.create' ? body?.id : orgId);
   if (action === 'org.delete' && ctx.status < 400) {
     deps.logger.info({ action, orgId, requestId: ctx.state.requestId }, 'organization deleted with its data');
+    return undefined;
+  }
+  // API keys belong to no organization: their changes go to the process log.
+  if (action.startsWith('api_key.')) {
+    const keyId = orgPart ?? body?.id;
+    deps.logger.info({ action, keyId, status: ctx.status, requestId: ctx.state.requestId }, 'admin action on an API key');
     return undefined;
   }
   if (!orgId) return undefined;

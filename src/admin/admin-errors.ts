@@ -1,6 +1,8 @@
 // Admin API errors: `{error: {code, message}}`. Messages never carry a secret.
 export type AdminErrorCode =
   | 'unauthorized'
+  | 'forbidden'
+  | 'cursor_expired'
   | 'not_found'
   | 'invalid_request'
   | 'conflict'

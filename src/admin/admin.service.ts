@@ -46,7 +46,7 @@ const createTokenBody = z.strictObject({
   expiresAt: z.iso.datetime({ offset: true }).optional(),
 });
 
-function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
+export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
   const result = schema.safeParse(body ?? {});
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;

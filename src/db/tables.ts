@@ -101,6 +101,41 @@ interface GroupMemberChangesTable {
   changed_at: Timestamp;
 }
 
+/** One change to a user, a group, its members or an organization (migrations/…_change-feed.ts). */
+export interface ChangesTable {
+  /** In the order changes were written; not the order they committed. */
+  seq: Generated<string>;
+  /** In the order they committed, once numbered (scim_number_changes); the feed's cursor. */
+  position: string | null;
+  org_id: string;
+  type: string;
+  resource_type: string;
+  resource_id: string;
+  occurred_at: Timestamp;
+  /** The names of the attributes an update changed. */
+  attributes: string[] | null;
+  /** The deprovisioning mode of a user.deprovisioned change. */
+  mode: string | null;
+  data: ColumnType<Record<string, unknown>, string, string>;
+}
+
+interface ChangeFeedTable {
+  singleton: boolean;
+  last_position: string;
+  purged_through: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  name: string;
+  prefix: string;
+  /** SHA-256 of the whole key; the key itself is never stored. */
+  secret_hash: Buffer;
+  created_at: Timestamp;
+  revoked_at: NullableTimestamp;
+  last_used_at: NullableTimestamp;
+}
+
 export interface DB {
   orgs: OrgsTable;
   scim_tokens: ScimTokensTable;
@@ -110,4 +145,7 @@ export interface DB {
   audit_events: AuditEventsTable;
   org_counts: OrgCountsTable;
   group_member_changes: GroupMemberChangesTable;
+  changes: ChangesTable;
+  change_feed: ChangeFeedTable;
+  api_keys: ApiKeysTable;
 }

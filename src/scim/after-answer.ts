@@ -1,15 +1,21 @@
 // What a SCIM request records once its answer is settled, outside its transaction, and which nothing
 // here may change: the use of its token (at most once a minute), and the audit entry of a write that
 // did not commit (one that did was recorded with its change: audit/audited-write.ts). When the audit
-// log cannot be written (the database is what failed), the entry goes to the process log.
+// log cannot be written (the database is what failed), the entry goes to the process log. A write
+// that succeeded tells the change feed, which numbers its changes soon after.
 import type { Middleware } from 'koa';
 import type { AuditEntry, AuditWriter } from '../audit/audit.js';
 import { writeEntry } from '../audit/audited-write.js';
 import { recordTokenUse } from '../auth/scim-auth.js';
+import type { ChangeFeed } from '../changes/change-feed.js';
 import type { Logger } from '../log.js';
 import type { ScimState } from './state.js';
 
-export function recordAfterAnswer(audit: AuditWriter, logger: Logger): Middleware<ScimState> {
+export function recordAfterAnswer(
+  audit: AuditWriter,
+  logger: Logger,
+  changes: Pick<ChangeFeed, 'written'>,
+): Middleware<ScimState> {
   const logUnwritten = (entry: AuditEntry, err?: unknown) =>
     logger.error({ err, audit: entry, requestId: entry.requestId }, 'could not write an audit entry');
 
@@ -17,6 +23,7 @@ export function recordAfterAnswer(audit: AuditWriter, logger: Logger): Middlewar
     await next();
     const state = ctx.state;
     const succeeded = ctx.status < 400;
+    if (state.write && succeeded) changes.written();
     if (!state.token) {
       // The database failed before the token could be checked: its actor is unknown.
       if (state.write && ctx.status === 503)

@@ -5,6 +5,7 @@ import type { Middleware } from 'koa';
 import compose from 'koa-compose';
 import type { AuditWriter } from '../audit/audit.js';
 import type { TokenChecks } from '../auth/scim-auth.js';
+import type { ChangeFeed } from '../changes/change-feed.js';
 import type { Database } from '../db/database.js';
 import { registerDiscoveryRoutes } from '../discovery/discovery.routes.js';
 import { NotImplementedError } from '../http/scim-errors.js';
@@ -26,6 +27,7 @@ export interface ScimApiDeps {
   readonly logger: Logger;
   readonly tokenChecks: TokenChecks;
   readonly audit: AuditWriter;
+  readonly changes: Pick<ChangeFeed, 'written'>;
 }
 
 function buildRouter(): Router<ScimState> {
@@ -48,7 +50,7 @@ export function scimApi(deps: ScimApiDeps): Middleware {
   const router = buildRouter();
   const chain = compose([
     scimScope(deps.database, deps.publicUrl),
-    recordAfterAnswer(deps.audit, deps.logger),
+    recordAfterAnswer(deps.audit, deps.logger, deps.changes),
     renderScimErrors(deps.logger),
     authenticate(deps.tokenChecks),
     jsonBody(router),

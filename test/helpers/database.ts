@@ -57,7 +57,11 @@ export async function createTestDatabase(
     });
     const close = async () => {
       await database.close();
-      await exclusively(() => run(`drop schema ${schema} cascade`));
+      await exclusively(async () => {
+        await run(`drop schema ${schema} cascade`);
+        // The read model's views (migrations/…_change-feed.ts) live in a schema beside it.
+        await run(`drop schema if exists ${schema}_directory cascade`);
+      });
     };
     try {
       await exclusively(async () => {

@@ -5,6 +5,7 @@ import supertest from 'supertest';
 import { afterAll, beforeAll } from 'vitest';
 import { createApp } from '../../src/app.js';
 import type { TokenChecks } from '../../src/auth/scim-auth.js';
+import { ChangeFeed } from '../../src/changes/change-feed.js';
 import { TokenCache } from '../../src/auth/token-cache.js';
 import type { Database } from '../../src/db/database.js';
 import { createTestDatabase } from './database.js';
@@ -22,6 +23,8 @@ export interface Harness {
   admin(method: AdminMethod, path: string): supertest.Test;
   /** The app's remembered token checks (src/auth/token-cache.ts). */
   tokenChecks: TokenChecks;
+  /** The app's change feed, listening where the database allows it. */
+  changes: ChangeFeed;
   /** Creates an organization with the admin API; returns its id and base path. */
   createOrg(body?: Record<string, unknown>): Promise<{ id: string; basePath: string; scimBaseUrl: string }>;
   /** Creates a token with the admin API and returns its secret. */
@@ -48,12 +51,16 @@ export interface Tenant {
 export async function startHarness(options: Parameters<typeof createTestDatabase>[0] = {}): Promise<Harness> {
   const database = await createTestDatabase(options);
   const tokenChecks: TokenChecks = new TokenCache();
+  const logger = pino({ level: 'silent' });
+  const changes = new ChangeFeed(database.db, { logger, schema: database.schema, listen: database.listen });
+  await changes.start();
   const app = createApp({
     database,
     publicUrl: PUBLIC_URL,
     adminToken: ADMIN_TOKEN,
-    logger: pino({ level: 'silent' }),
+    logger,
     tokenChecks,
+    changes,
   });
   const http = supertest(app.callback());
   const admin = (method: AdminMethod, path: string) =>
@@ -64,6 +71,7 @@ export async function startHarness(options: Parameters<typeof createTestDatabase
     http,
     admin,
     tokenChecks,
+    changes,
     async createOrg(body = { name: 'Acme' }) {
       const res = await admin('post', '/orgs').send(body).expect(201);
       return { id: res.body.id, basePath: `/scim/v2/${res.body.id}`, scimBaseUrl: res.body.scimBaseUrl };
@@ -97,7 +105,10 @@ export async function startHarness(options: Parameters<typeof createTestDatabase
         delete: (path) => auth(http.delete(org.basePath + path)),
       };
     },
-    close: () => database.close(),
+    close: async () => {
+      await changes.stop();
+      await database.close();
+    },
   };
   return harness;
 }

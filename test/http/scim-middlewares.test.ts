@@ -295,7 +295,7 @@ describe('recordAfterAnswer', () => {
     const { logger, lines } = recordingLogger();
     const http = appOf(
       scimScope(harness.database, PUBLIC_URL),
-      recordAfterAnswer(new AuditWriter(harness.database.db), logger),
+      recordAfterAnswer(new AuditWriter(harness.database.db), logger, { written() {} }),
       renderScimErrors(logger),
       authenticate(new TokenCache() as TokenChecks),
       answer,
@@ -350,7 +350,7 @@ describe('recordAfterAnswer', () => {
     const { logger, lines } = recordingLogger();
     const http = appOf(
       scimScope(harness.database, PUBLIC_URL),
-      recordAfterAnswer(new AuditWriter(harness.database.db), logger),
+      recordAfterAnswer(new AuditWriter(harness.database.db), logger, { written() {} }),
       renderScimErrors(pino({ level: 'silent' })),
       () => {
         throw new ServiceUnavailableError('down', 5);

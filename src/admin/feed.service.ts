@@ -1,0 +1,125 @@
+// The change feed and the API keys that read it, as the admin API and the CLI see them.
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { z } from 'zod';
+import { hashMatches, hashSecret } from '../auth/secrets.js';
+import { type ChangeFeed, CursorExpiredError } from '../changes/change-feed.js';
+import { CHANGE_TYPES, type ChangePage, type ChangeType, isChangeType } from '../changes/changes.js';
+import { isUuid } from '../db/ids.js';
+import type { DB } from '../db/tables.js';
+import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../db/text.js';
+import { AdminError, notFound } from './admin-errors.js';
+import { parseBody } from './admin.service.js';
+import * as keysRepo from './api-keys.repository.js';
+
+export const MAX_WAIT_SECONDS = 30;
+const DEFAULT_LIMIT = 100;
+const MAX_LIMIT = 1000;
+
+const changesQuery = z.object({
+  after: z
+    .string()
+    .regex(/^\d{1,18}$/, 'is not a cursor from this feed')
+    .optional(),
+  orgId: z.string().refine(isUuid, 'is not an organization id').optional(),
+  types: z
+    .string()
+    .transform((list) => list.split(',').map((t) => t.trim()).filter(Boolean))
+    .superRefine((types, ctx) => {
+      if (types.length === 0) ctx.addIssue({ code: 'custom', message: 'must name at least one type' });
+      const unknown = types.find((t) => !isChangeType(t));
+      if (unknown !== undefined)
+        ctx.addIssue({ code: 'custom', message: `unknown type ${unknown}; the types are ${CHANGE_TYPES.join(', ')}` });
+    })
+    .optional(),
+  limit: z.coerce.number().int().min(1).max(MAX_LIMIT).optional(),
+  wait: z.coerce.number().min(0).max(MAX_WAIT_SECONDS, `must be at most ${MAX_WAIT_SECONDS} seconds`).optional(),
+});
+
+/** A read of the feed from the query of `GET /admin/v1/changes`. */
+export async function readChanges(
+  feed: ChangeFeed,
+  query: Record<string, unknown>,
+  signal?: AbortSignal,
+): Promise<ChangePage> {
+  // A parameter given twice arrives as an array: the first counts.
+  const first = Object.fromEntries(Object.entries(query).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v]));
+  const input = parseBody(changesQuery, first);
+  try {
+    return await feed.read({
+      after: input.after === undefined ? undefined : BigInt(input.after),
+      filter: { orgId: input.orgId?.toLowerCase(), types: input.types as ChangeType[] | undefined },
+      limit: input.limit ?? DEFAULT_LIMIT,
+      waitMs: (input.wait ?? 0) * 1000,
+      ...(signal ? { signal } : {}),
+    });
+  } catch (error) {
+    if (error instanceof CursorExpiredError) {
+      throw new AdminError(
+        410,
+        'cursor_expired',
+        'Changes after this cursor are past retention and were removed: resynchronise from the read model, then read the feed without a cursor',
+      );
+    }
+    throw error;
+  }
+}
+
+/** API keys start so, so that secret scanners and scimd tell them from SCIM tokens. */
+const API_KEY_PREFIX = 'scimdkey_';
+const PREFIX_LENGTH = API_KEY_PREFIX.length + 8;
+
+export function looksLikeApiKey(value: string): boolean {
+  return value.startsWith(API_KEY_PREFIX) && value.length > PREFIX_LENGTH;
+}
+
+const createKeyBody = z.strictObject({
+  name: z.string().refine(isStorableText, UNSTORABLE_TEXT_MESSAGE).pipe(z.string().trim().min(1).max(200)),
+});
+
+export function renderApiKey(key: keysRepo.StoredApiKey) {
+  return {
+    id: key.id,
+    name: key.name,
+    prefix: key.prefix,
+    scope: 'changes:read',
+    createdAt: key.createdAt.toISOString(),
+    revokedAt: key.revokedAt?.toISOString() ?? null,
+    lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
+  };
+}
+
+/** A new key; its secret is returned here and never again (only its SHA-256 is stored). */
+export async function createApiKey(db: Kysely<DB>, body: unknown) {
+  const input = parseBody(createKeyBody, body);
+  const secret = API_KEY_PREFIX + randomBytes(32).toString('base64url');
+  const key = await keysRepo.insertApiKey(
+    db,
+    { id: randomUUID(), name: input.name, prefix: secret.slice(0, PREFIX_LENGTH), secretHash: hashSecret(secret) },
+    new Date(),
+  );
+  return { ...renderApiKey(key), key: secret };
+}
+
+export async function listApiKeys(db: Kysely<DB>) {
+  return { apiKeys: (await keysRepo.listApiKeys(db)).map(renderApiKey) };
+}
+
+export async function revokeApiKey(db: Kysely<DB>, id: string) {
+  const key = await keysRepo.revokeApiKey(db, id, new Date());
+  if (!key) throw notFound(`API key ${id} not found`);
+  return renderApiKey(key);
+}
+
+/** The id of the key `secret` is, when it is a key that has not been revoked. */
+export async function checkApiKey(db: Kysely<DB>, secret: string): Promise<string | undefined> {
+  if (!looksLikeApiKey(secret)) return undefined;
+  const presented = hashSecret(secret);
+  const candidates = await keysRepo.apiKeysWithPrefix(db, secret.slice(0, PREFIX_LENGTH));
+  const key = candidates.find((c) => hashMatches(presented, c.secretHash));
+  if (!key || key.revoked) return undefined;
+  return key.id;
+}
+
+export const touchApiKey = (db: Kysely<DB>, id: string) => keysRepo.touchApiKey(db, id, new Date());
+
