@@ -24,7 +24,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       data jsonb not null
     )`.execute(db);
   await sql`create index changes_unpositioned on changes (seq) where position is null`.execute(db);
-  await sql`create unique index changes_position on changes (position) where position is not null`.execute(db);
+  await sql`create unique index changes_position on changes (position) where position is not null`.execute(
+    db,
+  );
   // Also finds every change of an organization being deleted, numbered or not.
   await sql`create index changes_org_position on changes (org_id, position)`.execute(db);
   // Numbering updates every row once and the purge deletes old rows in bulk: vacuum the table often.

@@ -135,11 +135,20 @@ export function adminApi(deps: AdminApiDeps): Middleware {
       }
       if (apiKey) {
         if (!(ctx.method === 'GET' && FEED_PATH.test(ctx.path)))
-          throw new AdminError(403, 'forbidden', 'An API key may only read the change feed (GET /admin/v1/changes)');
+          throw new AdminError(
+            403,
+            'forbidden',
+            'An API key may only read the change feed (GET /admin/v1/changes)',
+          );
         ctx.state.apiKey = apiKey;
-        feed.touchApiKey(deps.db, apiKey).catch((err) =>
-          deps.logger.warn({ err, requestId: ctx.state.requestId }, 'could not record the use of an API key'),
-        );
+        feed
+          .touchApiKey(deps.db, apiKey)
+          .catch((err) =>
+            deps.logger.warn(
+              { err, requestId: ctx.state.requestId },
+              'could not record the use of an API key',
+            ),
+          );
       }
       const route = checkRoute(router, ctx.path, ctx.method);
       if (route.kind === 'notFound')
@@ -239,7 +248,10 @@ function auditEntry(deps: AdminApiDeps, ctx: Parameters<Middleware>[0]): AuditEn
   // API keys belong to no organization: their changes go to the process log.
   if (action.startsWith('api_key.')) {
     const keyId = orgPart ?? body?.id;
-    deps.logger.info({ action, keyId, status: ctx.status, requestId: ctx.state.requestId }, 'admin action on an API key');
+    deps.logger.info(
+      { action, keyId, status: ctx.status, requestId: ctx.state.requestId },
+      'admin action on an API key',
+    );
     return undefined;
   }
   if (!orgId) return undefined;

@@ -8,8 +8,8 @@ import { CHANGE_TYPES, type ChangePage, type ChangeType, isChangeType } from '..
 import { isUuid } from '../db/ids.js';
 import type { DB } from '../db/tables.js';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../db/text.js';
-import { AdminError, notFound } from './admin-errors.js';
 import { parseBody } from './admin.service.js';
+import { AdminError, notFound } from './admin-errors.js';
 import * as keysRepo from './api-keys.repository.js';
 
 export const MAX_WAIT_SECONDS = 30;
@@ -24,16 +24,28 @@ const changesQuery = z.object({
   orgId: z.string().refine(isUuid, 'is not an organization id').optional(),
   types: z
     .string()
-    .transform((list) => list.split(',').map((t) => t.trim()).filter(Boolean))
+    .transform((list) =>
+      list
+        .split(',')
+        .map((t) => t.trim())
+        .filter(Boolean),
+    )
     .superRefine((types, ctx) => {
       if (types.length === 0) ctx.addIssue({ code: 'custom', message: 'must name at least one type' });
       const unknown = types.find((t) => !isChangeType(t));
       if (unknown !== undefined)
-        ctx.addIssue({ code: 'custom', message: `unknown type ${unknown}; the types are ${CHANGE_TYPES.join(', ')}` });
+        ctx.addIssue({
+          code: 'custom',
+          message: `unknown type ${unknown}; the types are ${CHANGE_TYPES.join(', ')}`,
+        });
     })
     .optional(),
   limit: z.coerce.number().int().min(1).max(MAX_LIMIT).optional(),
-  wait: z.coerce.number().min(0).max(MAX_WAIT_SECONDS, `must be at most ${MAX_WAIT_SECONDS} seconds`).optional(),
+  wait: z.coerce
+    .number()
+    .min(0)
+    .max(MAX_WAIT_SECONDS, `must be at most ${MAX_WAIT_SECONDS} seconds`)
+    .optional(),
 });
 
 /** A read of the feed from the query of `GET /admin/v1/changes`. */
@@ -95,7 +107,12 @@ export async function createApiKey(db: Kysely<DB>, body: unknown) {
   const secret = API_KEY_PREFIX + randomBytes(32).toString('base64url');
   const key = await keysRepo.insertApiKey(
     db,
-    { id: randomUUID(), name: input.name, prefix: secret.slice(0, PREFIX_LENGTH), secretHash: hashSecret(secret) },
+    {
+      id: randomUUID(),
+      name: input.name,
+      prefix: secret.slice(0, PREFIX_LENGTH),
+      secretHash: hashSecret(secret),
+    },
     new Date(),
   );
   return { ...renderApiKey(key), key: secret };
@@ -122,4 +139,3 @@ export async function checkApiKey(db: Kysely<DB>, secret: string): Promise<strin
 }
 
 export const touchApiKey = (db: Kysely<DB>, id: string) => keysRepo.touchApiKey(db, id, new Date());
-

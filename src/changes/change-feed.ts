@@ -7,7 +7,13 @@ import type { Listening } from '../db/database.js';
 import type { DB } from '../db/tables.js';
 import type { Logger } from '../log.js';
 import type { ChangePage } from './changes.js';
-import { type ChangeFilter, NUMBER_AT_ONCE, numberChanges, purgeChanges, readChanges } from './changes.repository.js';
+import {
+  type ChangeFilter,
+  NUMBER_AT_ONCE,
+  numberChanges,
+  purgeChanges,
+  readChanges,
+} from './changes.repository.js';
 
 /** The channel scim_number_changes notifies, with `<schema>:<last position>`. */
 const CHANNEL = 'scimd_changes';
@@ -47,7 +53,9 @@ export interface ChangeFeedOptions {
   /** The schema the tables live in (tests), to tell this feed's notifications from others'. */
   readonly schema?: string | undefined;
   /** Database.listen, where this process can LISTEN. */
-  readonly listen?: ((channel: string, onMessage: (payload: string) => void, onGap: () => void) => Listening) | undefined;
+  readonly listen?:
+    | ((channel: string, onMessage: (payload: string) => void, onGap: () => void) => Listening)
+    | undefined;
 }
 
 export class ChangeFeed {

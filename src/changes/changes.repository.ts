@@ -25,7 +25,11 @@ export async function numberChanges(db: Kysely<DB>): Promise<FeedState> {
   const { rows } = await sql<{ last_position: string; numbered: number; purged_through: string }>`
     select * from scim_number_changes(${NUMBER_AT_ONCE})`.execute(db);
   const row = rows[0]!;
-  return { last: BigInt(row.last_position), numbered: row.numbered, purgedThrough: BigInt(row.purged_through) };
+  return {
+    last: BigInt(row.last_position),
+    numbered: row.numbered,
+    purgedThrough: BigInt(row.purged_through),
+  };
 }
 
 export interface ChangeFilter {

@@ -113,7 +113,9 @@ describe('user changes', () => {
   it('a PATCH or PUT that changes nothing writes no change', async () => {
     const id = (await t.post('/Users', person('flo')).expect(201)).body.id;
     const none = await changesAfter(t, async () => {
-      await t.patch(`/Users/${id}`, patchOp({ op: 'replace', path: 'title', value: 'Researcher' })).expect(200);
+      await t
+        .patch(`/Users/${id}`, patchOp({ op: 'replace', path: 'title', value: 'Researcher' }))
+        .expect(200);
       await t.patch(`/Users/${id}`, patchOp({ op: 'replace', value: { active: true } })).expect(200);
       await t.put(`/Users/${id}`, person('flo')).expect(200);
     });
@@ -153,7 +155,9 @@ describe('deprovisioning writes user.deprovisioned with the mode, and the member
     const t = await tenantWith({ deprovisioning: mode });
     const id = (await t.post('/Users', person(`ida-${mode}`)).expect(201)).body.id;
     const group = (
-      await t.post('/Groups', { schemas: [GROUP], displayName: 'Staff', members: [{ value: id }] }).expect(201)
+      await t
+        .post('/Groups', { schemas: [GROUP], displayName: 'Staff', members: [{ value: id }] })
+        .expect(201)
     ).body.id;
     const changes = await changesAfter(t, () => t.delete(`/Users/${id}`).expect(204));
     expect(changes.map((c) => c.type).sort()).toEqual(['group.members_removed', 'user.deprovisioned']);
@@ -175,7 +179,8 @@ describe('group changes', () => {
   const users: string[] = [];
   beforeAll(async () => {
     t = await tenantWith();
-    for (const name of ['m1', 'm2', 'm3']) users.push((await t.post('/Users', person(name)).expect(201)).body.id);
+    for (const name of ['m1', 'm2', 'm3'])
+      users.push((await t.post('/Users', person(name)).expect(201)).body.id);
   });
 
   it('create, rename, member changes and delete, each once', async () => {
@@ -183,16 +188,30 @@ describe('group changes', () => {
     const changes = await changesAfter(t, async () => {
       id = (
         await t
-          .post('/Groups', { schemas: [GROUP], displayName: 'Eng', externalId: 'g-1', members: [{ value: users[0] }] })
+          .post('/Groups', {
+            schemas: [GROUP],
+            displayName: 'Eng',
+            externalId: 'g-1',
+            members: [{ value: users[0] }],
+          })
           .expect(201)
       ).body.id;
-      await t.patch(`/Groups/${id}`, patchOp({ op: 'replace', path: 'displayName', value: 'Engineering' })).expect(204);
       await t
-        .patch(`/Groups/${id}`, patchOp({ op: 'add', path: 'members', value: [{ value: users[1] }, { value: users[2] }] }))
+        .patch(`/Groups/${id}`, patchOp({ op: 'replace', path: 'displayName', value: 'Engineering' }))
         .expect(204);
-      await t.patch(`/Groups/${id}`, patchOp({ op: 'remove', path: `members[value eq "${users[0]}"]` })).expect(204);
+      await t
+        .patch(
+          `/Groups/${id}`,
+          patchOp({ op: 'add', path: 'members', value: [{ value: users[1] }, { value: users[2] }] }),
+        )
+        .expect(204);
+      await t
+        .patch(`/Groups/${id}`, patchOp({ op: 'remove', path: `members[value eq "${users[0]}"]` }))
+        .expect(204);
       // Adding a member the group has already is no change.
-      await t.patch(`/Groups/${id}`, patchOp({ op: 'add', path: 'members', value: [{ value: users[1] }] })).expect(204);
+      await t
+        .patch(`/Groups/${id}`, patchOp({ op: 'add', path: 'members', value: [{ value: users[1] }] }))
+        .expect(204);
       await t.delete(`/Groups/${id}`).expect(204);
     });
     const sorted = (ids: string[]) => [...ids].sort();
@@ -233,7 +252,13 @@ describe('group changes', () => {
     });
     const id = (await t.post('/Groups', { schemas: [GROUP], displayName: 'Everyone' }).expect(201)).body.id;
     const changes = await changesAfter(t, () =>
-      t.put(`/Groups/${id}`, { schemas: [GROUP], displayName: 'Everyone', members: org.map((value) => ({ value })) }).expect(200),
+      t
+        .put(`/Groups/${id}`, {
+          schemas: [GROUP],
+          displayName: 'Everyone',
+          members: org.map((value) => ({ value })),
+        })
+        .expect(200),
     );
     expect(changes.map((c) => [c.type, c.data.userIds.length])).toEqual([
       ['group.members_added', 1000],
@@ -253,7 +278,12 @@ describe('deleting an organization', () => {
     await harness.admin('delete', `/orgs/${t.orgId}`).expect(204);
     const changes = await changesOf(harness, t.orgId);
     expect(changes).toEqual([
-      expect.objectContaining({ type: 'org.deleted', resourceType: 'Org', resourceId: t.orgId, eventUri: null }),
+      expect.objectContaining({
+        type: 'org.deleted',
+        resourceType: 'Org',
+        resourceId: t.orgId,
+        eventUri: null,
+      }),
     ]);
     expect(changes[0].data).toEqual({ id: t.orgId, name: 'Feed' });
   });

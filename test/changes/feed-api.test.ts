@@ -90,9 +90,9 @@ describe('GET /admin/v1/changes', () => {
     await a.post('/Users', user('late')).expect(201);
     const res = await answered;
     expect(res.status).toBe(200);
-    expect(res.body.changes.map((c: { type: string; data: { user_name: string } }) => [c.type, c.data.user_name])).toEqual([
-      ['user.created', 'late'],
-    ]);
+    expect(
+      res.body.changes.map((c: { type: string; data: { user_name: string } }) => [c.type, c.data.user_name]),
+    ).toEqual([['user.created', 'late']]);
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
