@@ -2,8 +2,10 @@
 // admin API at SCIMD_URL, authenticated with SCIMD_ADMIN_TOKEN or the admin-token file. Tables for
 // people, `--json` for scripts; exit 0 on success, 1 when the server refuses or fails, 2 on usage
 // errors, 3 when the server cannot be reached.
-import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { type Api, ApiError, adminClient, UnreachableError, UsageError } from './cli/admin-client.js';
+import { parseArgs } from 'node:util';
+import { ApiError, adminClient, UnreachableError, UsageError } from './cli/admin-client.js';
+import type { Command, Options, Values } from './cli/command.js';
+import { FEED_COMMANDS } from './cli/feed.js';
 import {
   defaultIo,
   details,
@@ -17,17 +19,6 @@ import {
 import { databaseOptions, readConfig } from './config.js';
 import { type Database, openDatabase } from './db/database.js';
 import { main as serveMain } from './index.js';
-
-type Options = NonNullable<ParseArgsConfig['options']>;
-type Values = Record<string, string | boolean | undefined>;
-
-interface Command {
-  readonly usage: string;
-  readonly summary: string;
-  readonly options?: Options;
-  readonly positionals?: readonly string[];
-  run(args: { values: Values; positionals: string[]; api: Api; io: Io; json: boolean }): Promise<void>;
-}
 
 function booleanOption(name: string, value: string | boolean | undefined): boolean | undefined {
   if (value === undefined || typeof value === 'boolean') return value;
@@ -247,6 +238,7 @@ const COMMANDS: Record<string, Command> = {
       });
     },
   },
+  ...FEED_COMMANDS,
 };
 
 function overview(): string {
@@ -261,7 +253,8 @@ ${Object.entries(COMMANDS)
 Every command takes --json (machine-readable output) and --help.
 Server: PORT, HOST, DATABASE_URL (Postgres; otherwise embedded PGlite in DATA_DIR), DATA_DIR (./data),
 PUBLIC_URL, SCIMD_ADMIN_TOKEN, LOG_LEVEL.
-Client: SCIMD_URL (default http://localhost:8080), SCIMD_ADMIN_TOKEN or $DATA_DIR/admin-token.
+Client: SCIMD_URL (default http://localhost:8080), SCIMD_ADMIN_TOKEN or $DATA_DIR/admin-token;
+\`scimd changes\` also takes a read-only key in SCIMD_API_KEY.
 `;
 }
 

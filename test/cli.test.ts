@@ -156,3 +156,57 @@ describe('scimd CLI', () => {
     expect(missing.err).toMatch(/No admin token/);
   });
 });
+
+describe('scimd changes and api-key', () => {
+  it('prints the feed, follows it as changes arrive, and reads it with a read-only key', async () => {
+    const org = await json(['org', 'create', '--name', 'Feed CLI']);
+    const token = await json(['token', 'create', org.id]);
+    const scim = (method: string, path: string, body: unknown) =>
+      fetch(`${live.origin}/scim/v2/${org.id}${path}`, {
+        method,
+        headers: { Authorization: `Bearer ${token.token}`, 'Content-Type': 'application/scim+json' },
+        body: JSON.stringify(body),
+      });
+    const user = (userName: string) => ({ schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], userName });
+    expect((await scim('POST', '/Users', user('cli-one'))).status).toBe(201);
+
+    const all = await json(['changes', '--org', org.id]);
+    expect(all.changes.map((c: { type: string }) => c.type)).toEqual(['user.created']);
+    const human = await run(['changes', '--org', org.id]);
+    expect(human.out).toMatch(/^cursor +occurredAt +type +orgId +resourceId +changedAttributes$/m);
+    expect(human.out).toContain(`next: --after ${all.nextCursor}`);
+
+    const created = await run(['api-key', 'create', '--name', 'product']);
+    expect(created.code, created.err).toBe(0);
+    const key = /^ {2}(scimdkey_\S+)$/m.exec(created.out)![1]!;
+    const keys = await json(['api-key', 'list']);
+    const listed = keys.apiKeys.find((k: { name: string }) => k.name === 'product');
+    expect(JSON.stringify(keys)).not.toContain(key);
+
+    // Following with the key alone (no admin token), one JSON line per change as it arrives.
+    const stop = new AbortController();
+    let out = '';
+    const following = main(['changes', '--org', org.id, '--after', all.nextCursor, '--follow', '--json'], {
+      out: (t) => {
+        out += t;
+      },
+      err: () => {},
+      env: { SCIMD_URL: live.origin, SCIMD_API_KEY: key, SCIMD_ADMIN_TOKEN: 'not-the-admin-token' },
+      signal: stop.signal,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await scim('POST', '/Users', user('cli-two'))).status).toBe(201);
+    const deadline = Date.now() + 10_000;
+    while (!out.includes('\n') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    stop.abort();
+    expect(await following).toBe(0);
+    const lines = out.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((c) => [c.type, c.data.user_name])).toEqual([['user.created', 'cli-two']]);
+
+    const revoked = await json(['api-key', 'revoke', listed.id]);
+    expect(revoked.revokedAt).toEqual(expect.any(String));
+    const refused = await run(['changes', '--org', org.id], { SCIMD_API_KEY: key });
+    expect(refused.code).toBe(1);
+    expect(refused.err).toMatch(/401/);
+  });
+});

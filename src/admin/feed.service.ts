@@ -12,7 +12,7 @@ import { parseBody } from './admin.service.js';
 import { AdminError, notFound } from './admin-errors.js';
 import * as keysRepo from './api-keys.repository.js';
 
-export const MAX_WAIT_SECONDS = 30;
+const MAX_WAIT_SECONDS = 30;
 const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 1000;
 
@@ -81,7 +81,7 @@ export async function readChanges(
 const API_KEY_PREFIX = 'scimdkey_';
 const PREFIX_LENGTH = API_KEY_PREFIX.length + 8;
 
-export function looksLikeApiKey(value: string): boolean {
+function looksLikeApiKey(value: string): boolean {
   return value.startsWith(API_KEY_PREFIX) && value.length > PREFIX_LENGTH;
 }
 
@@ -89,7 +89,7 @@ const createKeyBody = z.strictObject({
   name: z.string().refine(isStorableText, UNSTORABLE_TEXT_MESSAGE).pipe(z.string().trim().min(1).max(200)),
 });
 
-export function renderApiKey(key: keysRepo.StoredApiKey) {
+function renderApiKey(key: keysRepo.StoredApiKey) {
   return {
     id: key.id,
     name: key.name,

@@ -56,13 +56,6 @@ export async function readChanges(
   return rows.map(rowToChange);
 }
 
-/** One change by its id (a webhook redelivery), numbered or not. */
-export async function findChange(db: Kysely<DB>, id: string): Promise<Change | undefined> {
-  if (!/^\d{1,18}$/.test(id)) return undefined;
-  const row = await db.selectFrom('changes').selectAll().where('seq', '=', id).executeTakeFirst();
-  return row && rowToChange(row);
-}
-
 function rowToChange(row: Selectable<ChangesTable>): Change {
   const type = row.type as ChangeType;
   return {

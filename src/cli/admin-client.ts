@@ -20,7 +20,8 @@ export class ApiError extends Error {
 export class UnreachableError extends Error {}
 
 export interface Api {
-  call(method: string, path: string, body?: unknown): Promise<unknown>;
+  /** `signal` abandons the request (a long poll the user interrupted). */
+  call(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<unknown>;
 }
 
 export function adminClient(env: NodeJS.ProcessEnv): Api {
@@ -35,7 +36,7 @@ export function adminClient(env: NodeJS.ProcessEnv): Api {
     }
   };
   return {
-    async call(method, path, body) {
+    async call(method, path, body, signal) {
       let res: Response;
       try {
         res = await fetch(`${base}/admin/v1${path}`, {
@@ -45,9 +46,10 @@ export function adminClient(env: NodeJS.ProcessEnv): Api {
             ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}),
           },
           ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+          ...(signal ? { signal } : {}),
         });
       } catch (error) {
-        if (error instanceof UsageError) throw error;
+        if (error instanceof UsageError || signal?.aborted) throw error;
         throw new UnreachableError(
           `Cannot reach scimd at ${base} (set SCIMD_URL): ${(error as Error).message}`,
         );

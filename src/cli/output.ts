@@ -5,6 +5,8 @@ export interface Io {
   readonly out: (text: string) => void;
   readonly err: (text: string) => void;
   readonly env: NodeJS.ProcessEnv;
+  /** Ends a command that runs until interrupted (`changes --follow`). */
+  readonly signal?: AbortSignal;
 }
 
 export const defaultIo: Io = {
@@ -51,5 +53,5 @@ export function details(value: Record<string, unknown>): string {
 }
 
 /** A new token's secret, shown once. */
-export const secretNotice = (token: { token: string }) =>
-  `\nSecret (shown only now; scimd keeps its hash):\n\n  ${token.token}\n\nGive it to the IdP as the bearer token.\n`;
+export const secretNotice = (token: { token: string }, use = 'Give it to the IdP as the bearer token.') =>
+  `\nSecret (shown only now; scimd keeps its hash):\n\n  ${token.token}\n\n${use}\n`;

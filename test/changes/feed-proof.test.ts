@@ -27,7 +27,7 @@ describe('the change feed under concurrent writers', () => {
           );
           const res = await (body === undefined
             ? req
-            : req.set('Content-Type', 'application/scim+json').send(body));
+            : req.set('Content-Type', 'application/scim+json').send(body as object));
           return { status: res.status, body: res.body };
         },
         changes: async (query) => {

@@ -77,7 +77,9 @@ describe('the read model', () => {
         .expect(201)
     ).body.id;
     groupId = (
-      await t.post('/Groups', { schemas: [GROUP], displayName: 'Analysts', members: [{ value: userId }] }).expect(201)
+      await t
+        .post('/Groups', { schemas: [GROUP], displayName: 'Analysts', members: [{ value: userId }] })
+        .expect(201)
     ).body.id;
   });
 
@@ -86,7 +88,10 @@ describe('the read model', () => {
       select table_name, column_name, data_type from information_schema.columns
       where table_schema = ${directory} order by table_name, ordinal_position`.execute(harness.database.db);
     const actual: Record<string, string[][]> = {};
-    for (const r of rows) (actual[r.table_name] ??= []).push([r.column_name, r.data_type]);
+    for (const r of rows) {
+      actual[r.table_name] ??= [];
+      actual[r.table_name]!.push([r.column_name, r.data_type]);
+    }
     expect(actual).toEqual(CONTRACT);
   });
 
@@ -114,9 +119,14 @@ describe('the read model', () => {
       updated_at: new Date(row.updated_at as string).toISOString(),
     });
     expect(times(created.data)).toEqual(times(JSON.parse(JSON.stringify(users.rows[0]))));
-    const members = await sql`select group_id, user_id from ${sql.id(directory, 'group_members')} where org_id = ${t.orgId}`.execute(db);
+    const members =
+      await sql`select group_id, user_id from ${sql.id(directory, 'group_members')} where org_id = ${t.orgId}`.execute(
+        db,
+      );
     expect(members.rows).toEqual([{ group_id: groupId, user_id: userId }]);
-    const groups = await sql<{ display_name: string }>`select display_name from ${sql.id(directory, 'groups')} where org_id = ${t.orgId}`.execute(db);
+    const groups = await sql<{
+      display_name: string;
+    }>`select display_name from ${sql.id(directory, 'groups')} where org_id = ${t.orgId}`.execute(db);
     expect(groups.rows).toEqual([{ display_name: 'Analysts' }]);
   });
 
@@ -126,7 +136,9 @@ describe('the read model', () => {
     const rows = await harness.database.db.transaction().execute(async (trx) => {
       await sql`set local enable_seqscan = off`.execute(trx);
       const plan = await sql<{ 'QUERY PLAN': string }>`
-        explain select * from ${sql.id(directory, 'users')} where org_id = ${t.orgId} and id = ${userId}`.execute(trx);
+        explain select * from ${sql.id(directory, 'users')} where org_id = ${t.orgId} and id = ${userId}`.execute(
+        trx,
+      );
       return plan.rows;
     });
     const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
@@ -144,9 +156,13 @@ describe('the read model', () => {
       await admin.query(`grant select on all tables in schema ${directory} to ${role}`);
       await admin.query('begin');
       await admin.query(`set local role ${role}`);
-      const users = await admin.query(`select user_name from ${directory}.users where org_id = $1`, [t.orgId]);
+      const users = await admin.query(`select user_name from ${directory}.users where org_id = $1`, [
+        t.orgId,
+      ]);
       expect(users.rows).toEqual([{ user_name: 'ada@corp.example' }]);
-      await expect(admin.query(`select * from ${harness.database.schema}.users`)).rejects.toThrow(/permission denied/);
+      await expect(admin.query(`select * from ${harness.database.schema}.users`)).rejects.toThrow(
+        /permission denied/,
+      );
       await admin.query('rollback');
     } finally {
       await admin.query('rollback').catch(() => {});

@@ -9,7 +9,7 @@ const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
 const GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group';
 const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
 
-export interface Reply {
+interface Reply {
   readonly status: number;
   readonly body: Json;
 }
