@@ -167,7 +167,10 @@ describe('scimd changes and api-key', () => {
         headers: { Authorization: `Bearer ${token.token}`, 'Content-Type': 'application/scim+json' },
         body: JSON.stringify(body),
       });
-    const user = (userName: string) => ({ schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], userName });
+    const user = (userName: string) => ({
+      schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+      userName,
+    });
     expect((await scim('POST', '/Users', user('cli-one'))).status).toBe(201);
 
     const all = await json(['changes', '--org', org.id]);
@@ -197,10 +200,14 @@ describe('scimd changes and api-key', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect((await scim('POST', '/Users', user('cli-two'))).status).toBe(201);
     const deadline = Date.now() + 10_000;
-    while (!out.includes('\n') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    while (!out.includes('\n') && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     stop.abort();
     expect(await following).toBe(0);
-    const lines = out.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.map((c) => [c.type, c.data.user_name])).toEqual([['user.created', 'cli-two']]);
 
     const revoked = await json(['api-key', 'revoke', listed.id]);

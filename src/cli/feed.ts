@@ -67,7 +67,12 @@ export const FEED_COMMANDS: Record<string, Command> = {
       while (!io.signal?.aborted) {
         let page: ChangePage;
         try {
-          page = (await api.call('GET', query(after, FOLLOW_WAIT_SECONDS), undefined, io.signal)) as ChangePage;
+          page = (await api.call(
+            'GET',
+            query(after, FOLLOW_WAIT_SECONDS),
+            undefined,
+            io.signal,
+          )) as ChangePage;
         } catch (error) {
           if (io.signal?.aborted) return;
           throw error;
