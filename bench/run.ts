@@ -17,6 +17,16 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { openDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
+import {
+  FEED_CHANGES,
+  FEED_OFF,
+  type FeedLatency,
+  type FeedRead,
+  feedLatency,
+  readFeed,
+  setFeedTriggers,
+  writeFeedChanges,
+} from './feed.js';
 import { CONNECTIONS, DURATION, load, type Row, start, stop, warmUp } from './measure.js';
 import {
   addMemberName,
@@ -58,6 +68,8 @@ const DEEP = Math.max(1, USERS - 9_999);
 const DEEP_PAGE = `GET /Users page of 100, startIndex ${DEEP}`;
 const VERSUS_LOOKUP = [FIRST_PAGE, DEEP_PAGE];
 const VERSUS_POST = [PATCH_USER, PUT_USER, DELETE_USER, CREATE_GROUP, BIG_ADD];
+/** Writes measured again in each round with the change feed's triggers off. */
+const FEED_COMPARED = [CREATE, PATCH_USER];
 
 /** Where the bench's database is: a Postgres URL, or PGlite's directory. */
 type Place = { databaseUrl?: string; pgliteDir?: string };
@@ -115,7 +127,8 @@ async function main(): Promise<void> {
     };
     const rounds = await runRounds(seeded, env, place);
     const { rows, walk } = await runReads(seeded, env);
-    printAndSave(rounds, rows, walk, performance.now() - started);
+    const feed = await runFeed(seeded, env, place);
+    printAndSave(rounds, rows, walk, feed, performance.now() - started);
   } finally {
     await dropDatabase();
     if (place.pgliteDir) rmSync(place.pgliteDir, { recursive: true, force: true });
@@ -154,20 +167,36 @@ async function runRounds(seeded: Seeded, env: Record<string, string>, place: Pla
     const scenarios = new Map(roundScenarios(seeded, USERS).map((s) => [s.name, s]));
     const turn = round % ROUND_WRITES.length;
     const order = [LOOKUP, ...ROUND_WRITES.slice(turn), ...ROUND_WRITES.slice(0, turn)].filter(wanted);
-    if (order.length > 0) {
+    const run = async (names: string[], suffix = '') => {
+      if (names.length === 0) return;
       const server = await start([SCIMD], env);
       try {
-        for (const name of order) {
+        for (const name of names) {
           const scenario = scenarios.get(name)!;
           const [token, base] =
             scenario.org === 'seeded' ? [seeded.token, seededBase] : [seeded.scratch.token, writesBase];
           await warmUp(server.origin, token, scenario.warmUp ?? scenario.setup);
-          rows.push(await load(name, server, token, scenario.setup, { base }));
+          rows.push(await load(name + suffix, server, token, scenario.setup, { base }));
         }
       } finally {
         await stop(server);
       }
-    }
+    };
+    // The same writes with the feed's triggers off, before the others in one round and after them
+    // in the next.
+    const feedOff = async () => {
+      const names = FEED_COMPARED.filter((name) => wanted(name + FEED_OFF));
+      if (names.length === 0) return;
+      await withDatabase(place, (db) => setFeedTriggers(db, false));
+      try {
+        await run(names, FEED_OFF);
+      } finally {
+        await withDatabase(place, (db) => setFeedTriggers(db, true));
+      }
+    };
+    if (round % 2 === 0) await feedOff();
+    await run(order);
+    if (round % 2 === 1) await feedOff();
     await withDatabase(place, (db) => resetRound(db, seeded));
     rounds.push(rows);
   }
@@ -262,11 +291,52 @@ async function runReads(
   return { rows, walk };
 }
 
+interface FeedFigures {
+  /** Reading FEED_CHANGES changes as written: the reads number them too. */
+  unnumbered?: FeedRead;
+  /** The same changes read again, numbered. */
+  numbered?: FeedRead;
+  latency?: FeedLatency;
+}
+
+const FEED_READ = `change feed: ${FEED_CHANGES} changes by cursor, pages of 1,000`;
+const FEED_LATENCY = 'change feed: from a write to a waiting long poll';
+
+/** The change feed read by cursor, and heard by a long poll. */
+async function runFeed(seeded: Seeded, env: Record<string, string>, place: Place): Promise<FeedFigures> {
+  const figures: FeedFigures = {};
+  if (!wanted(FEED_READ) && !wanted(FEED_LATENCY)) return figures;
+  const after = await withDatabase(place, (db) => writeFeedChanges(db, seeded));
+  const server = await start([SCIMD], env);
+  try {
+    if (wanted(FEED_READ)) {
+      figures.unnumbered = await readFeed(server, ADMIN_TOKEN, after);
+      figures.numbered = await readFeed(server, ADMIN_TOKEN, after);
+      console.log(
+        `${FEED_READ}: ${figures.unnumbered.perSecond}/s as written (numbered while read), ${figures.numbered.perSecond}/s numbered`,
+      );
+    }
+    if (wanted(FEED_LATENCY)) {
+      figures.latency = await feedLatency(server, ADMIN_TOKEN, seeded);
+      console.log(`${FEED_LATENCY}: p50 ${figures.latency.p50Ms} ms, p99 ${figures.latency.p99Ms} ms`);
+    }
+  } finally {
+    await stop(server);
+  }
+  return figures;
+}
+
 /** The middle value; of an even count, the lower of the two middle ones. */
 const median = (values: readonly number[]) =>
   [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!;
 
-function printAndSave(rounds: Row[][], reads: Row[], walk: ImportWalk | undefined, elapsedMs: number): void {
+function printAndSave(
+  rounds: Row[][],
+  reads: Row[],
+  walk: ImportWalk | undefined,
+  feed: FeedFigures,
+  elapsedMs: number,
+): void {
   // Of each scenario measured in rounds, the round with the median rate.
   const names = [...new Set(rounds.flat().map((r) => r.scenario))];
   const medianRows = names.map((name) => {
@@ -313,6 +383,9 @@ function printAndSave(rounds: Row[][], reads: Row[], walk: ImportWalk | undefine
       ]),
     ),
     ...Object.fromEntries(VERSUS_POST.map((name) => [name, ofRounds(perRound(name, CREATE))])),
+    ...Object.fromEntries(
+      FEED_COMPARED.map((name) => [`${name} feed on / off`, ofRounds(perRound(name, name + FEED_OFF))]),
+    ),
   };
   const show = (value: number | undefined) => (value === undefined ? ' n/a' : value.toFixed(2));
   const showRounds = (values: number[]) => (values.length > 0 ? values.map(show).join(', ') : 'n/a');
@@ -385,7 +458,18 @@ ${[
   ),
   line('deep page by startIndex / first page (mean latency)', ratios.deepIndexVsFirstPage, 'reported'),
   line('lean GET big / empty group (mean latency)', ratios.bigVsEmptyGroupGet, 'target < 2', (v) => v < 2),
+  ...FEED_COMPARED.map((name) =>
+    line(
+      `${name}, feed on / feed off`,
+      ratios[`${name} feed on / off`],
+      'target >= 0.85',
+      (v) => v >= 0.85,
+      perRound(name, name + FEED_OFF),
+    ),
+  ),
 ].join('\n')}
+  ${FEED_READ}: ${feed.unnumbered ? `${feed.numbered!.perSecond}/s numbered (as scimd numbers its writes), ${feed.unnumbered.perSecond}/s written outside scimd (numbered while read)   target >= 20000/s${judge(feed.numbered!.perSecond, (v) => v >= 20_000)}` : 'n/a'}
+  ${FEED_LATENCY}: ${feed.latency ? `p50 ${feed.latency.p50Ms} ms, p99 ${feed.latency.p99Ms} ms (${feed.latency.samples} writes)   reported` : 'n/a'}
   ${IMPORT}: ${walk ? `${walk.users} users in ${walk.seconds} s, page p99 ${walk.p99PageMs} ms, max ${walk.maxPageMs} ms   target < 20 s${judge(walk.seconds, (v) => v < 20)}, p99 < 100 ms${judge(walk.p99PageMs, (v) => v < 100)}` : 'n/a'}
   errors                                     ${errors}   target 0${judge(errors, (v) => v === 0)}
   peak server RSS (MB)                       ${peakRss}   target < 250 on Postgres${pgUrl ? judge(peakRss, (v) => v < 250) : ''}
@@ -393,7 +477,7 @@ total time ${(elapsedMs / 1000).toFixed(0)} s`);
   mkdirSync('bench/results', { recursive: true });
   writeFileSync(
     'bench/results/latest.json',
-    `${JSON.stringify({ at: new Date().toISOString(), machine, users: USERS, connections: CONNECTIONS, durationSeconds: DURATION, rows, ratios, importWalk: walk, rounds }, null, 2)}\n`,
+    `${JSON.stringify({ at: new Date().toISOString(), machine, users: USERS, connections: CONNECTIONS, durationSeconds: DURATION, rows, ratios, importWalk: walk, feed, rounds }, null, 2)}\n`,
   );
 }
 

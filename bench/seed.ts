@@ -7,6 +7,7 @@ import { type Kysely, sql } from 'kysely';
 import { createOrg, createToken } from '../src/admin/admin.service.js';
 import type { DB } from '../src/db/tables.js';
 import { recountOrg } from '../src/resources/counts.repository.js';
+import { setFeedTriggers } from './feed.js';
 
 export interface Seeded {
   orgId: string;
@@ -71,6 +72,8 @@ async function insertUsers(db: Kysely<DB>, orgId: string, prefix: string, count:
 }
 
 export async function seed(db: Kysely<DB>, size: number, spare: number, doomed: number): Promise<Seeded> {
+  // Seeding is not a SCIM write: it writes no changes (bench/feed.ts writes its own).
+  await setFeedTriggers(db, false);
   const org = await createOrg(db, { name: 'bench', groupSync: true });
   const { secret } = await createToken(db, org.id, { name: 'bench' });
   await insertUsers(db, org.id, 'user', size + spare);
@@ -118,6 +121,7 @@ export async function seed(db: Kysely<DB>, size: number, spare: number, doomed: 
     token: (await createToken(db, scratchOrg.id, { name: 'bench' })).secret,
     doomed: doomedIds.map((r) => r.id),
   };
+  await setFeedTriggers(db, true);
   // Vacuum too: the first scenario should not pay for setting hint bits on 100k fresh rows.
   await sql`vacuum analyze`.execute(db);
   return {
@@ -135,10 +139,12 @@ export async function seed(db: Kysely<DB>, size: number, spare: number, doomed: 
 /**
  * Undoes what a round's writes added or removed: the users POST created (userNames `new-…`), the
  * members added to the groups, the groups and deletions of the writes organization; drops both
- * organizations' audit entries; recounts; vacuums. Updates (PATCH, PUT) stay: they change no count.
+ * organizations' audit entries and the round's changes; recounts; vacuums. Updates (PATCH, PUT)
+ * stay: they change no count.
  */
 export async function resetRound(db: Kysely<DB>, seeded: Seeded): Promise<void> {
   const { orgId, scratch } = seeded;
+  await setFeedTriggers(db, false);
   await sql`delete from users where org_id = ${scratch.orgId} and user_name like 'new-%'`.execute(db);
   await sql`delete from group_members where org_id = ${orgId}
             and user_id = any(${seeded.spare.map((u) => u.id)}::uuid[])`.execute(db);
@@ -146,7 +152,9 @@ export async function resetRound(db: Kysely<DB>, seeded: Seeded): Promise<void> 
   await sql`update users set deprovisioned_at = null, active = true, data = jsonb_set(data, '{active}', 'true')
             where org_id = ${scratch.orgId} and deprovisioned_at is not null`.execute(db);
   await sql`delete from audit_events where org_id in (${orgId}, ${scratch.orgId})`.execute(db);
+  await sql`truncate changes`.execute(db);
+  await setFeedTriggers(db, true);
   await recountOrg(db, orgId);
   await recountOrg(db, scratch.orgId);
-  await sql`vacuum analyze users, groups, group_members, audit_events, org_counts`.execute(db);
+  await sql`vacuum analyze users, groups, group_members, audit_events, org_counts, changes`.execute(db);
 }

@@ -102,6 +102,7 @@ function buildRouter(deps: AdminApiDeps): Router {
     const gone = new AbortController();
     ctx.res.once('close', () => gone.abort());
     ctx.body = await feed.readChanges(deps.changes, ctx.query, gone.signal);
+    ctx.type = 'application/json';
   });
   router.post('/api-keys', async (ctx) => {
     ctx.status = 201;

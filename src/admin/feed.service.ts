@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { hashMatches, hashSecret } from '../auth/secrets.js';
 import { type ChangeFeed, CursorExpiredError } from '../changes/change-feed.js';
-import { CHANGE_TYPES, type ChangePage, type ChangeType, isChangeType } from '../changes/changes.js';
+import { CHANGE_TYPES, type ChangeType, isChangeType, pageJson } from '../changes/changes.js';
 import { isUuid } from '../db/ids.js';
 import type { DB } from '../db/tables.js';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../db/text.js';
@@ -48,23 +48,24 @@ const changesQuery = z.object({
     .optional(),
 });
 
-/** A read of the feed from the query of `GET /admin/v1/changes`. */
+/** A read of the feed from the query of `GET /admin/v1/changes`, as the JSON text of the page. */
 export async function readChanges(
   feed: ChangeFeed,
   query: Record<string, unknown>,
   signal?: AbortSignal,
-): Promise<ChangePage> {
+): Promise<string> {
   // A parameter given twice arrives as an array: the first counts.
   const first = Object.fromEntries(Object.entries(query).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v]));
   const input = parseBody(changesQuery, first);
   try {
-    return await feed.read({
+    const page = await feed.read({
       after: input.after === undefined ? undefined : BigInt(input.after),
       filter: { orgId: input.orgId?.toLowerCase(), types: input.types as ChangeType[] | undefined },
       limit: input.limit ?? DEFAULT_LIMIT,
       waitMs: (input.wait ?? 0) * 1000,
       ...(signal ? { signal } : {}),
     });
+    return pageJson(page);
   } catch (error) {
     if (error instanceof CursorExpiredError) {
       throw new AdminError(

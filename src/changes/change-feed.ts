@@ -105,9 +105,13 @@ export class ChangeFeed {
     await this.numbering;
   }
 
-  /** A write of this process committed: its changes are numbered within NUMBER_EVERY_MS. */
+  /**
+   * A write of this process committed: its changes are numbered at once when a long poll here waits,
+   * otherwise within NUMBER_EVERY_MS (which is how long other processes' long polls may wait).
+   */
   written(): void {
-    this.numberSoon();
+    if (this.waiters.size > 0) void this.numberNow();
+    else this.numberSoon();
   }
 
   /**
@@ -178,7 +182,7 @@ export class ChangeFeed {
     if (this.numbering) {
       // One numbering at a time; one more after it catches what committed meanwhile.
       await this.numbering;
-      return this.numberSoon();
+      return this.written();
     }
     this.lastNumberedAt = Date.now();
     this.numbering = (async () => {

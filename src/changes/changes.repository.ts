@@ -2,7 +2,7 @@
 // ones past retention. Changes themselves are written by triggers (migrations/…_change-feed.ts).
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { ChangesTable, DB } from '../db/tables.js';
-import type { Change, ChangeType } from './changes.js';
+import type { ChangeType, StoredChange } from './changes.js';
 import { EVENT_URIS } from './changes.js';
 
 /** How many changes one numbering takes at most. */
@@ -44,10 +44,21 @@ export async function readChanges(
   through: bigint,
   filter: ChangeFilter,
   limit: number,
-): Promise<Change[]> {
+): Promise<StoredChange[]> {
   let query = db
     .selectFrom('changes')
-    .selectAll()
+    .select([
+      'seq',
+      'position',
+      'org_id',
+      'type',
+      'resource_type',
+      'resource_id',
+      'occurred_at',
+      'attributes',
+      'mode',
+      sql<string>`data::text`.as('data_json'),
+    ])
     .where('position', '>', after.toString())
     .where('position', '<=', through.toString());
   if (filter.orgId) query = query.where('org_id', '=', filter.orgId);
@@ -56,20 +67,20 @@ export async function readChanges(
   return rows.map(rowToChange);
 }
 
-function rowToChange(row: Selectable<ChangesTable>): Change {
+function rowToChange(row: Omit<Selectable<ChangesTable>, 'data'> & { data_json: string }): StoredChange {
   const type = row.type as ChangeType;
   return {
     id: row.seq,
     cursor: row.position ?? '',
     orgId: row.org_id,
     type,
-    resourceType: row.resource_type as Change['resourceType'],
+    resourceType: row.resource_type as StoredChange['resourceType'],
     resourceId: row.resource_id,
     occurredAt: row.occurred_at.toISOString(),
     eventUri: EVENT_URIS[type] ?? null,
     ...(row.attributes ? { changedAttributes: row.attributes } : {}),
     ...(row.mode ? { mode: row.mode } : {}),
-    data: row.data,
+    dataJson: row.data_json,
   };
 }
 

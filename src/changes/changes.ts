@@ -57,8 +57,23 @@ export interface Change {
   readonly data: Readonly<Record<string, unknown>>;
 }
 
+/** A change as read: its `data` still the JSON text Postgres sent, to be passed on as it is. */
+export type StoredChange = Omit<Change, 'data'> & { readonly dataJson: string };
+
+/** The change's JSON text, `data` last. Its data is spliced in as read: parsing and serializing it
+ * again would be most of the cost of a page. */
+export function changeJson(change: StoredChange): string {
+  const { dataJson, ...rest } = change;
+  return `${JSON.stringify(rest).slice(0, -1)},"data":${dataJson}}`;
+}
+
 /** A page of the feed. */
 export interface ChangePage {
-  readonly changes: readonly Change[];
+  readonly changes: readonly StoredChange[];
   readonly nextCursor: string;
+}
+
+/** A page as the JSON text of `{changes, nextCursor}`. */
+export function pageJson(page: ChangePage): string {
+  return `{"changes":[${page.changes.map(changeJson).join(',')}],"nextCursor":${JSON.stringify(page.nextCursor)}}`;
 }
