@@ -38,7 +38,7 @@ export const EVENT_URIS: Readonly<Record<ChangeType, string | null>> = {
   'org.deleted': null,
 };
 
-export interface Change {
+interface Change {
   /** Unique and stable: a webhook delivery or a consumer can tell a change seen twice. */
   readonly id: string;
   /** Where this change is in the feed: reading `after` it continues with the next one. */
@@ -62,7 +62,7 @@ export type StoredChange = Omit<Change, 'data'> & { readonly dataJson: string };
 
 /** The change's JSON text, `data` last. Its data is spliced in as read: parsing and serializing it
  * again would be most of the cost of a page. */
-export function changeJson(change: StoredChange): string {
+function changeJson(change: StoredChange): string {
   const { dataJson, ...rest } = change;
   return `${JSON.stringify(rest).slice(0, -1)},"data":${dataJson}}`;
 }
