@@ -27,8 +27,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`create unique index changes_position on changes (position) where position is not null`.execute(
     db,
   );
-  // Also finds every change of an organization being deleted, numbered or not.
-  await sql`create index changes_org_position on changes (org_id, position)`.execute(db);
+  await sql`create index changes_org_position on changes (org_id, position) where position is not null`.execute(
+    db,
+  );
   // Numbering updates every row once and the purge deletes old rows in bulk: vacuum the table often.
   await sql`alter table changes set (autovacuum_vacuum_scale_factor = 0.02, autovacuum_vacuum_insert_scale_factor = 0.05)`.execute(
     db,
@@ -76,27 +77,37 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     $$`.execute(db);
 
   // The names of the attributes that differ between two versions of a resource; an extension's
-  // attributes are named with their schema URN (`urn:…:enterprise:2.0:User:department`).
+  // attributes are named with their schema URN (`urn:…:enterprise:2.0:User:department`). PL/pgSQL,
+  // so that each session plans its statements once: a SQL function called from a trigger would be
+  // planned again on every call.
   await sql`
     create function scim_changed_attributes(before jsonb, after jsonb) returns text[]
-    language sql immutable parallel safe
+    language plpgsql immutable parallel safe
     as $$
-      with top as (
-        select k.key, before -> k.key as b, after -> k.key as a
-        from (select jsonb_object_keys(before) union select jsonb_object_keys(after)) as k(key)
-        where k.key <> 'schemas' and (before -> k.key) is distinct from (after -> k.key)
-      ), named as (
-        select top.key as name from top
-        where not (top.key like 'urn:%' and jsonb_typeof(coalesce(top.b, '{}')) = 'object'
-                   and jsonb_typeof(coalesce(top.a, '{}')) = 'object')
-        union all
-        select top.key || ':' || s.sub from top,
-          lateral (select jsonb_object_keys(top.b) union select jsonb_object_keys(top.a)) as s(sub)
-        where top.key like 'urn:%' and jsonb_typeof(coalesce(top.b, '{}')) = 'object'
-          and jsonb_typeof(coalesce(top.a, '{}')) = 'object'
-          and (top.b -> s.sub) is distinct from (top.a -> s.sub)
-      )
-      select coalesce(array_agg(name order by name collate "C"), '{}') from named
+    declare
+      names text[] := '{}';
+      name text;
+      sub text;
+      b jsonb;
+      a jsonb;
+    begin
+      for name in select jsonb_object_keys(before) union select jsonb_object_keys(after) loop
+        b := before -> name;
+        a := after -> name;
+        continue when name = 'schemas' or b is not distinct from a;
+        if name like 'urn:%' and jsonb_typeof(coalesce(b, '{}')) = 'object'
+           and jsonb_typeof(coalesce(a, '{}')) = 'object' then
+          for sub in select jsonb_object_keys(coalesce(b, '{}')) union select jsonb_object_keys(coalesce(a, '{}')) loop
+            if (b -> sub) is distinct from (a -> sub) then
+              names := names || (name || ':' || sub);
+            end if;
+          end loop;
+        else
+          names := names || name;
+        end if;
+      end loop;
+      return array(select n from unnest(names) as n order by n collate "C");
+    end
     $$`.execute(db);
 
   // The read model, version 1: one function per resource, used by the views and by the changes, so
@@ -256,7 +267,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     create function scim_org_deleted() returns trigger
     language plpgsql as $$
     begin
-      delete from changes where org_id = old.id;
+      -- Numbered and not yet numbered, each through its index.
+      delete from changes where org_id = old.id and position is not null;
+      delete from changes where org_id = old.id and position is null;
       insert into changes (org_id, type, resource_type, resource_id, data)
       values (old.id, 'org.deleted', 'Org', old.id, jsonb_build_object('id', old.id, 'name', old.name));
       return null;
