@@ -2,6 +2,7 @@
 // renders its own errors; everything else is a plain 404.
 import Koa from 'koa';
 import { adminApi } from './admin/admin-api.js';
+import type { WebhookDeps } from './admin/webhooks.service.js';
 import { AuditWriter } from './audit/audit.js';
 import type { TokenChecks } from './auth/scim-auth.js';
 import { TokenCache } from './auth/token-cache.js';
@@ -10,6 +11,7 @@ import type { Database } from './db/database.js';
 import { requestContext } from './http/request-context.js';
 import type { Logger } from './log.js';
 import { scimApi } from './scim/scim-api.js';
+import { SecretBox } from './webhooks/secret-box.js';
 
 export interface AppDeps {
   /** The database: the system share (`db`), each organization's share (`forOrg`) and `ping`. */
@@ -21,6 +23,8 @@ export interface AppDeps {
   readonly tokenChecks?: TokenChecks;
   /** The change feed; one that neither listens nor purges unless given (index.ts starts one). */
   readonly changes?: ChangeFeed;
+  /** How webhook secrets are sealed, whether private targets are allowed, and who sends pings. */
+  readonly webhooks?: Omit<WebhookDeps, 'db'>;
 }
 
 export function createApp(appDeps: AppDeps): Koa {
@@ -30,6 +34,7 @@ export function createApp(appDeps: AppDeps): Koa {
     db: database.db,
     tokenChecks: appDeps.tokenChecks ?? new TokenCache(),
     changes: appDeps.changes ?? new ChangeFeed(database.db, { logger: appDeps.logger }),
+    webhooks: appDeps.webhooks ?? { box: new SecretBox(appDeps.adminToken), allowPrivate: false },
     audit: new AuditWriter(database.db),
   };
   const app = new Koa();

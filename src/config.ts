@@ -29,6 +29,29 @@ export interface Config {
   logLevel: string;
   /** How many days the change feed keeps changes. */
   changeRetentionDays: number;
+  /** Seals webhook signing secrets; the admin token when unset. */
+  secretKey: string | undefined;
+  webhooks: {
+    allowPrivate: boolean;
+    timeoutMs: number;
+    concurrency: number;
+    retryDelaysMs: number[];
+  };
+}
+
+const DEFAULT_RETRY_DELAYS = '10s,1m,5m,30m,2h,6h,12h,24h';
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** `10s,1m,5m`: each wait before a retry, in ms, s, m or h. */
+function durations(env: NodeJS.ProcessEnv, name: string, fallback: string): number[] {
+  const raw = env[name]?.trim() || fallback;
+  const values = raw.split(',').map((part) => {
+    const match = /^(\d+)(ms|s|m|h)$/.exec(part.trim());
+    if (!match) throw new Error(`${name} must list durations like 10s,1m,5m,2h, got ${raw}`);
+    return Number(match[1]) * UNIT_MS[match[2]!]!;
+  });
+  if (values.length > 50) throw new Error(`${name} lists at most 50 retries`);
+  return values;
 }
 
 /** A whole number within bounds, or the default when the variable is unset. */
@@ -87,6 +110,13 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminToken: env.SCIMD_ADMIN_TOKEN || undefined,
     logLevel: env.LOG_LEVEL || 'info',
     changeRetentionDays: integer(env, 'CHANGE_RETENTION_DAYS', DEFAULT_RETENTION_DAYS, 1, 3650),
+    secretKey: env.SCIMD_SECRET_KEY || undefined,
+    webhooks: {
+      allowPrivate: boolean(env, 'WEBHOOKS_ALLOW_PRIVATE', false),
+      timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+      concurrency: integer(env, 'WEBHOOK_CONCURRENCY', 16, 1, 256),
+      retryDelaysMs: durations(env, 'WEBHOOK_RETRY_DELAYS', DEFAULT_RETRY_DELAYS),
+    },
   };
 }
 

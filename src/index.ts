@@ -12,6 +12,8 @@ import { openDatabase } from './db/database.js';
 import { failureFields } from './db/failures.js';
 import { createHttpServer } from './http/server.js';
 import { createLogger, type Logger } from './log.js';
+import { WebhookDispatcher } from './webhooks/dispatcher.js';
+import { SecretBox } from './webhooks/secret-box.js';
 
 export async function serve(
   config: Config = readConfig(),
@@ -46,6 +48,9 @@ export async function serve(
     listen: database.listen,
   });
   await changes.start();
+  const box = new SecretBox(config.secretKey ?? admin.token);
+  const dispatcher = new WebhookDispatcher(database.db, changes, box, { ...config.webhooks, logger });
+  dispatcher.start();
   const app = createApp({
     database,
     publicUrl: config.publicUrl,
@@ -53,6 +58,7 @@ export async function serve(
     logger,
     tokenChecks,
     changes,
+    webhooks: { box, allowPrivate: config.webhooks.allowPrivate, dispatcher },
   });
   const server = createHttpServer(app);
   server.listen(config.port, config.host);
@@ -78,6 +84,7 @@ export async function serve(
       // Long polls answer at once rather than hold the stop for up to their wait.
       await changes.stop();
       await closed;
+      await dispatcher.stop();
       await listening?.stop();
       await database.close();
       logger.info('stopped');

@@ -217,3 +217,45 @@ describe('scimd changes and api-key', () => {
     expect(refused.err).toMatch(/401/);
   });
 });
+
+describe('scimd webhook', () => {
+  it('creates, lists, changes, rotates, shows deliveries of and deletes an endpoint', async () => {
+    const created = await run([
+      'webhook',
+      'create',
+      '--url',
+      'https://hooks.example.com/cli',
+      '--events',
+      'user.created,group.created',
+    ]);
+    expect(created.code, created.err).toBe(0);
+    const secret = /^ {2}(whsec_\S+)$/m.exec(created.out)![1]!;
+    expect(created.out).toMatch(/shown only now/);
+    const listed = await json(['webhook', 'list']);
+    const hook = listed.webhooks.find((w: { url: string }) => w.url === 'https://hooks.example.com/cli');
+    expect(hook).toMatchObject({ events: ['user.created', 'group.created'], state: 'active' });
+    expect(JSON.stringify(listed)).not.toContain(secret);
+    expect((await run(['webhook', 'list'])).out).toMatch(/^id +state +url +events +orgId +description$/m);
+    expect((await json(['webhook', 'events'])).events).toContain('user.deprovisioned');
+
+    const paused = await json(['webhook', 'update', hook.id, '--active', 'false', '--description', 'paused']);
+    expect(paused).toMatchObject({ state: 'inactive', description: 'paused' });
+    const rotated = await json(['webhook', 'rotate-secret', hook.id]);
+    expect(rotated.secret).toMatch(/^whsec_/);
+    expect(rotated.secret).not.toBe(secret);
+    expect(await json(['webhook', 'deliveries', hook.id])).toEqual({ deliveries: [], nextCursor: null });
+
+    const refused = await run([
+      'webhook',
+      'create',
+      '--url',
+      'http://127.0.0.1:9/x',
+      '--events',
+      'user.created',
+    ]);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toMatch(/400.*url/);
+    expect((await run(['webhook', 'delete', hook.id])).code).toBe(2);
+    expect((await json(['webhook', 'delete', hook.id, '--yes'])).deleted).toBe(hook.id);
+  });
+});

@@ -17,6 +17,8 @@ import type { Logger } from '../log.js';
 import * as admin from './admin.service.js';
 import { AdminError } from './admin-errors.js';
 import * as feed from './feed.service.js';
+import { registerWebhookRoutes } from './webhooks.routes.js';
+import type { WebhookDeps } from './webhooks.service.js';
 
 export interface AdminApiDeps {
   readonly db: Kysely<DB>;
@@ -26,6 +28,7 @@ export interface AdminApiDeps {
   readonly tokenChecks: TokenChecks;
   readonly audit: AuditWriter;
   readonly changes: ChangeFeed;
+  readonly webhooks: Omit<WebhookDeps, 'db'>;
 }
 
 /** What an API key may do: read the change feed. */
@@ -97,6 +100,7 @@ function buildRouter(deps: AdminApiDeps): Router {
   router.get('/orgs/:orgId/tokens', async (ctx) => {
     ctx.body = { tokens: (await admin.listTokens(db, ctx.params.orgId!)).map(admin.renderToken) };
   });
+  registerWebhookRoutes(router, { db, ...deps.webhooks });
   router.get('/changes', async (ctx) => {
     // A long poll ends when its client goes away.
     const gone = new AbortController();
@@ -228,6 +232,11 @@ const ADMIN_ACTIONS: readonly [string, RegExp, string][] = [
   ['POST', /^\/admin\/v1\/orgs\/([^/]+)\/tokens\/([^/]+)\/revoke\/?$/, 'token.revoke'],
   ['POST', /^\/admin\/v1\/api-keys\/?$/, 'api_key.create'],
   ['POST', /^\/admin\/v1\/api-keys\/([^/]+)\/revoke\/?$/, 'api_key.revoke'],
+  ['POST', /^\/admin\/v1\/webhooks\/?$/, 'webhook.create'],
+  ['PATCH', /^\/admin\/v1\/webhooks\/([^/]+)\/?$/, 'webhook.update'],
+  ['DELETE', /^\/admin\/v1\/webhooks\/([^/]+)\/?$/, 'webhook.delete'],
+  ['POST', /^\/admin\/v1\/webhooks\/([^/]+)\/rotate-secret\/?$/, 'webhook.rotate_secret'],
+  ['POST', /^\/admin\/v1\/webhooks\/([^/]+)\/deliveries\/[^/]+\/redeliver\/?$/, 'webhook.redeliver'],
 ];
 
 /**
@@ -246,13 +255,11 @@ function auditEntry(deps: AdminApiDeps, ctx: Parameters<Middleware>[0]): AuditEn
     deps.logger.info({ action, orgId, requestId: ctx.state.requestId }, 'organization deleted with its data');
     return undefined;
   }
-  // API keys belong to no organization: their changes go to the process log.
-  if (action.startsWith('api_key.')) {
-    const keyId = orgPart ?? body?.id;
-    deps.logger.info(
-      { action, keyId, status: ctx.status, requestId: ctx.state.requestId },
-      'admin action on an API key',
-    );
+  // API keys and webhook endpoints belong to no organization's log: their changes go to the process
+  // log (never a secret).
+  if (action.startsWith('api_key.') || action.startsWith('webhook.')) {
+    const id = orgPart ?? body?.id;
+    deps.logger.info({ action, id, status: ctx.status, requestId: ctx.state.requestId }, 'admin action');
     return undefined;
   }
   if (!orgId) return undefined;

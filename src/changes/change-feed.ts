@@ -60,6 +60,7 @@ export interface ChangeFeedOptions {
 
 export class ChangeFeed {
   private readonly waiters = new Set<Waiter>();
+  private readonly listeners = new Set<(last: bigint) => void>();
   /** The newest position this process knows of. */
   private newest = 0n;
   private numbering: Promise<void> | undefined;
@@ -162,9 +163,16 @@ export class ChangeFeed {
     });
   }
 
+  /** Calls `listener` whenever a newer position is known; returns what stops it. */
+  onAdvance(listener: (last: bigint) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
   private advance(last: bigint): void {
     if (last <= this.newest) return;
     this.newest = last;
+    for (const listener of this.listeners) listener(last);
     for (const waiter of [...this.waiters]) if (waiter.after < last) waiter.wake();
   }
 

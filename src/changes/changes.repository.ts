@@ -67,7 +67,9 @@ export async function readChanges(
   return rows.map(rowToChange);
 }
 
-function rowToChange(row: Omit<Selectable<ChangesTable>, 'data'> & { data_json: string }): StoredChange {
+export function rowToChange(
+  row: Omit<Selectable<ChangesTable>, 'data'> & { data_json: string },
+): StoredChange {
   const type = row.type as ChangeType;
   return {
     id: row.seq,

@@ -62,7 +62,7 @@ export type StoredChange = Omit<Change, 'data'> & { readonly dataJson: string };
 
 /** The change's JSON text, `data` last. Its data is spliced in as read: parsing and serializing it
  * again would be most of the cost of a page. */
-function changeJson(change: StoredChange): string {
+export function changeJson(change: StoredChange): string {
   const { dataJson, ...rest } = change;
   return `${JSON.stringify(rest).slice(0, -1)},"data":${dataJson}}`;
 }

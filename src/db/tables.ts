@@ -136,6 +136,41 @@ export interface ApiKeysTable {
   last_used_at: NullableTimestamp;
 }
 
+export interface WebhookEndpointsTable {
+  id: string;
+  /** The organization whose changes it receives; null: every organization's. */
+  org_id: string | null;
+  url: string;
+  events: string[];
+  description: string;
+  state: ColumnType<string, string | undefined, string>;
+  disabled_reason: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The signing secret, encrypted (webhooks/secret-box.ts). */
+  secret_box: Buffer;
+  /** The last feed position turned into deliveries. */
+  feed_position: string;
+  leased_by: ColumnType<string | null, string | null | undefined, string | null>;
+  leased_until: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface WebhookDeliveriesTable {
+  endpoint_id: string;
+  position: string;
+  change_id: string;
+  resource_id: string;
+  type: string;
+  state: string;
+  attempts: number;
+  next_attempt_at: Timestamp;
+  last_status: number | null;
+  last_error: string | null;
+  last_latency_ms: number | null;
+  delivered_at: NullableTimestamp;
+  created_at: Timestamp;
+}
+
 export interface DB {
   orgs: OrgsTable;
   scim_tokens: ScimTokensTable;
@@ -148,4 +183,6 @@ export interface DB {
   changes: ChangesTable;
   change_feed: ChangeFeedTable;
   api_keys: ApiKeysTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }

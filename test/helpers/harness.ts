@@ -8,6 +8,8 @@ import type { TokenChecks } from '../../src/auth/scim-auth.js';
 import { TokenCache } from '../../src/auth/token-cache.js';
 import { ChangeFeed } from '../../src/changes/change-feed.js';
 import type { Database } from '../../src/db/database.js';
+import { type DispatcherOptions, WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
+import { SecretBox } from '../../src/webhooks/secret-box.js';
 import { createTestDatabase } from './database.js';
 import { SCIM_JSON } from './scim.js';
 
@@ -25,6 +27,8 @@ export interface Harness {
   tokenChecks: TokenChecks;
   /** The app's change feed, listening where the database allows it. */
   changes: ChangeFeed;
+  /** The webhook dispatcher, when the harness was started with `webhooks`. */
+  dispatcher: WebhookDispatcher | undefined;
   /** Creates an organization with the admin API; returns its id and base path. */
   createOrg(body?: Record<string, unknown>): Promise<{ id: string; basePath: string; scimBaseUrl: string }>;
   /** Creates a token with the admin API and returns its secret. */
@@ -48,12 +52,33 @@ export interface Tenant {
   delete(path: string): supertest.Test;
 }
 
-export async function startHarness(options: Parameters<typeof createTestDatabase>[0] = {}): Promise<Harness> {
-  const database = await createTestDatabase(options);
+export interface HarnessOptions {
+  readonly database?: Parameters<typeof createTestDatabase>[0];
+  /**
+   * Runs a webhook dispatcher (private targets allowed, short retries) with these options on top; and
+   * without it, the admin API refuses private targets as production does.
+   */
+  readonly webhooks?: Partial<DispatcherOptions>;
+}
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const database = await createTestDatabase(options.database);
   const tokenChecks: TokenChecks = new TokenCache();
   const logger = pino({ level: 'silent' });
   const changes = new ChangeFeed(database.db, { logger, schema: database.schema, listen: database.listen });
   await changes.start();
+  const box = new SecretBox(ADMIN_TOKEN);
+  const dispatcher = options.webhooks
+    ? new WebhookDispatcher(database.db, changes, box, {
+        timeoutMs: 2000,
+        concurrency: 8,
+        retryDelaysMs: [50, 100, 200],
+        allowPrivate: true,
+        logger,
+        ...options.webhooks,
+      })
+    : undefined;
+  dispatcher?.start();
   const app = createApp({
     database,
     publicUrl: PUBLIC_URL,
@@ -61,6 +86,7 @@ export async function startHarness(options: Parameters<typeof createTestDatabase
     logger,
     tokenChecks,
     changes,
+    webhooks: { box, allowPrivate: dispatcher !== undefined, dispatcher },
   });
   const http = supertest(app.callback());
   const admin = (method: AdminMethod, path: string) =>
@@ -72,6 +98,7 @@ export async function startHarness(options: Parameters<typeof createTestDatabase
     admin,
     tokenChecks,
     changes,
+    dispatcher,
     async createOrg(body = { name: 'Acme' }) {
       const res = await admin('post', '/orgs').send(body).expect(201);
       return { id: res.body.id, basePath: `/scim/v2/${res.body.id}`, scimBaseUrl: res.body.scimBaseUrl };
@@ -106,6 +133,7 @@ export async function startHarness(options: Parameters<typeof createTestDatabase
       };
     },
     close: async () => {
+      await dispatcher?.stop();
       await changes.stop();
       await database.close();
     },
@@ -117,10 +145,13 @@ export async function startHarness(options: Parameters<typeof createTestDatabase
  * One harness per test file (a PGlite instance is expensive): started before the file's tests, given
  * to `ready` to set up what the tests share, and closed after them.
  */
-export function useHarness(ready: (harness: Harness) => Promise<void> | void): void {
+export function useHarness(
+  ready: (harness: Harness) => Promise<void> | void,
+  options: HarnessOptions = {},
+): void {
   let harness: Harness | undefined;
   beforeAll(async () => {
-    harness = await startHarness();
+    harness = await startHarness(options);
     await ready(harness);
   });
   afterAll(() => harness?.close());

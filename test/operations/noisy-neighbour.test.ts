@@ -76,10 +76,7 @@ describe.skipIf(!onPostgres)('a noisy organization with many large users, on Pos
   let harness: Harness;
   beforeAll(async () => {
     harness = await startHarness({
-      poolSize: 6,
-      poolPerOrg: 3,
-      poolWaitMs: 3_000,
-      statementTimeoutMs: STATEMENT_TIMEOUT_MS,
+      database: { poolSize: 6, poolPerOrg: 3, poolWaitMs: 3_000, statementTimeoutMs: STATEMENT_TIMEOUT_MS },
     });
   });
   afterAll(() => harness?.close());

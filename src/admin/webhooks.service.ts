@@ -1,0 +1,189 @@
+// Webhook endpoints as the admin API and the CLI see them: validation, secrets shown once, the
+// delivery log, redelivery and a test ping.
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { z } from 'zod';
+import { CHANGE_TYPES, isChangeType } from '../changes/changes.js';
+import { numberChanges } from '../changes/changes.repository.js';
+import { isUuid } from '../db/ids.js';
+import type { DB } from '../db/tables.js';
+import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../db/text.js';
+import { refusedUrl } from '../webhooks/address.js';
+import type { WebhookDispatcher } from '../webhooks/dispatcher.js';
+import type { SecretBox } from '../webhooks/secret-box.js';
+import { generateWebhookSecret } from '../webhooks/signing.js';
+import * as repo from '../webhooks/webhooks.repository.js';
+import { getOrg, parseBody } from './admin.service.js';
+import { invalidRequest, notFound } from './admin-errors.js';
+
+export interface WebhookDeps {
+  readonly db: Kysely<DB>;
+  readonly box: SecretBox;
+  readonly allowPrivate: boolean;
+  /** Sends pings; absent where no dispatcher runs. */
+  readonly dispatcher?: Pick<WebhookDispatcher, 'ping'> | undefined;
+}
+
+const events = z
+  .array(z.string())
+  .min(1, 'must name at least one event type')
+  .max(CHANGE_TYPES.length)
+  .superRefine((list, ctx) => {
+    const unknown = list.find((t) => !isChangeType(t));
+    if (unknown !== undefined)
+      ctx.addIssue({ code: 'custom', message: `unknown type ${unknown}; see GET /admin/v1/webhooks/events` });
+    if (new Set(list).size !== list.length)
+      ctx.addIssue({ code: 'custom', message: 'must not repeat a type' });
+  });
+const description = z.string().refine(isStorableText, UNSTORABLE_TEXT_MESSAGE).pipe(z.string().max(500));
+const url = z.string().max(2000);
+const createBody = z.strictObject({
+  url,
+  events,
+  description: description.optional(),
+  orgId: z.string().refine(isUuid, 'is not an organization id').optional(),
+});
+const updateBody = z
+  .strictObject({
+    url: url.optional(),
+    events: events.optional(),
+    description: description.optional(),
+    active: z.boolean().optional(),
+  })
+  .refine((b) => Object.keys(b).length > 0, 'url, events, description or active is required');
+
+function checkUrl(value: string, allowPrivate: boolean): void {
+  const refused = refusedUrl(value, allowPrivate);
+  if (refused) throw invalidRequest(`url: ${refused}`);
+}
+
+function renderEndpoint(endpoint: repo.StoredEndpoint) {
+  return {
+    id: endpoint.id,
+    orgId: endpoint.orgId,
+    url: endpoint.url,
+    events: endpoint.events,
+    description: endpoint.description,
+    state: endpoint.state,
+    active: endpoint.state === 'active',
+    disabledReason: endpoint.disabledReason,
+    createdAt: endpoint.createdAt.toISOString(),
+    updatedAt: endpoint.updatedAt.toISOString(),
+  };
+}
+
+export const eventTypes = () => ({ events: [...CHANGE_TYPES] });
+
+/** A new endpoint: it receives the changes written from now on. Its secret is shown here only. */
+export async function createEndpoint(deps: WebhookDeps, body: unknown) {
+  const input = parseBody(createBody, body);
+  checkUrl(input.url, deps.allowPrivate);
+  if (input.orgId) await getOrg(deps.db, input.orgId.toLowerCase());
+  const secret = generateWebhookSecret();
+  const { last } = await numberChanges(deps.db);
+  const endpoint = await repo.insertEndpoint(
+    deps.db,
+    {
+      id: randomUUID(),
+      orgId: input.orgId?.toLowerCase() ?? null,
+      url: input.url,
+      events: input.events,
+      description: input.description ?? '',
+      secretBox: deps.box.seal(secret),
+    },
+    last,
+    new Date(),
+  );
+  return { ...renderEndpoint(endpoint), secret };
+}
+
+export async function listEndpoints(deps: WebhookDeps) {
+  return { webhooks: (await repo.listEndpoints(deps.db)).map(renderEndpoint) };
+}
+
+async function getEndpoint(deps: WebhookDeps, id: string): Promise<repo.StoredEndpoint> {
+  const endpoint = await repo.findEndpoint(deps.db, id);
+  if (!endpoint) throw notFound(`Webhook ${id} not found`);
+  return endpoint;
+}
+
+export async function showEndpoint(deps: WebhookDeps, id: string) {
+  const endpoint = await getEndpoint(deps, id);
+  return { ...renderEndpoint(endpoint), ...(await repo.pendingOf(deps.db, id)) };
+}
+
+/**
+ * Changes url, events, description, or `active`: false stops sending (nothing is lost); true resumes
+ * where it stopped, an endpoint disabled by scimd included.
+ */
+export async function updateEndpoint(deps: WebhookDeps, id: string, body: unknown) {
+  const input = parseBody(updateBody, body);
+  if (input.url !== undefined) checkUrl(input.url, deps.allowPrivate);
+  const endpoint = await repo.updateEndpoint(
+    deps.db,
+    id,
+    {
+      ...(input.url !== undefined ? { url: input.url } : {}),
+      ...(input.events !== undefined ? { events: input.events } : {}),
+      ...(input.description !== undefined ? { description: input.description } : {}),
+      ...(input.active !== undefined ? { state: input.active ? 'active' : 'inactive' } : {}),
+    },
+    new Date(),
+  );
+  if (!endpoint) throw notFound(`Webhook ${id} not found`);
+  return renderEndpoint(endpoint);
+}
+
+export async function deleteEndpoint(deps: WebhookDeps, id: string): Promise<void> {
+  if (!(await repo.deleteEndpoint(deps.db, id))) throw notFound(`Webhook ${id} not found`);
+}
+
+/** A new secret, shown here only; deliveries are signed with it from now on, the old one no longer. */
+export async function rotateSecret(deps: WebhookDeps, id: string) {
+  const secret = generateWebhookSecret();
+  const endpoint = await repo.updateEndpoint(deps.db, id, { secretBox: deps.box.seal(secret) }, new Date());
+  if (!endpoint) throw notFound(`Webhook ${id} not found`);
+  return { ...renderEndpoint(endpoint), secret };
+}
+
+const deliveriesQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(500).optional(),
+  before: z
+    .string()
+    .regex(/^\d{1,18}$/, 'is not a delivery position')
+    .optional(),
+  state: z.enum(['pending', 'delivered', 'expired']).optional(),
+});
+
+/** The delivery log, newest first: attempts, last status, latency, error, next attempt. */
+export async function listDeliveries(deps: WebhookDeps, id: string, query: Record<string, unknown>) {
+  const input = parseBody(deliveriesQuery, query);
+  await getEndpoint(deps, id);
+  const limit = input.limit ?? 50;
+  const deliveries = await repo.listDeliveries(deps.db, id, {
+    limit,
+    ...(input.before ? { before: BigInt(input.before) } : {}),
+    ...(input.state ? { state: input.state } : {}),
+  });
+  return { deliveries, nextCursor: deliveries.length === limit ? deliveries.at(-1)!.position : null };
+}
+
+/** Sends one delivery again, now (it may then arrive after newer changes of its resource). */
+export async function redeliver(deps: WebhookDeps, id: string, position: string) {
+  await getEndpoint(deps, id);
+  const found = /^\d{1,18}$/.test(position) ? await repo.redeliver(deps.db, id, BigInt(position)) : undefined;
+  if (!found) throw notFound(`Delivery ${position} of webhook ${id} not found`);
+  return found;
+}
+
+export async function ping(deps: WebhookDeps, id: string) {
+  const endpoint = await getEndpoint(deps, id);
+  if (!deps.dispatcher) throw invalidRequest('This process sends no webhooks');
+  const sent = await deps.dispatcher.ping(endpoint);
+  return {
+    delivered: sent.status !== undefined && sent.status >= 200 && sent.status < 300,
+    status: sent.status ?? null,
+    latencyMs: sent.latencyMs,
+    error: sent.error ?? null,
+  };
+}

@@ -1,0 +1,227 @@
+// Sends webhook deliveries. Each scimd process runs one dispatcher: it leases the active endpoints no
+// other process holds, turns each one's new changes into deliveries, and sends what is due in waves of
+// up to `concurrency` requests, never two of one resource at once or out of order. A delivery stays
+// pending until the receiver answers 2xx: across restarts, crashes and processes (a lease lapses in
+// `leaseMs` when its process ends, and another takes the endpoint over), nothing is lost.
+import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { ChangeFeed } from '../changes/change-feed.js';
+import { changeJson, type StoredChange } from '../changes/changes.js';
+import { numberChanges } from '../changes/changes.repository.js';
+import type { DB } from '../db/tables.js';
+import type { Logger } from '../log.js';
+import type { SecretBox } from './secret-box.js';
+import { Sender, type Sent } from './sender.js';
+import { deliveryHeaders } from './signing.js';
+import * as repo from './webhooks.repository.js';
+
+export interface DispatcherOptions {
+  /** Each request's time limit. */
+  readonly timeoutMs: number;
+  /** Requests in flight to one endpoint at most. */
+  readonly concurrency: number;
+  /** The wait before each retry; when a delivery has failed once more than this lists, its endpoint is disabled. */
+  readonly retryDelaysMs: readonly number[];
+  readonly allowPrivate: boolean;
+  readonly logger?: Logger;
+}
+
+/** How often a dispatcher with nothing to do looks again (retries coming due, other processes' changes). */
+const IDLE_MS = 500;
+
+export class WebhookDispatcher {
+  private readonly holder = `${process.pid}-${randomBytes(6).toString('hex')}`;
+  private readonly sender: Sender;
+  private readonly leaseMs: number;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+  private wake: (() => void) | undefined;
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly feed: Pick<ChangeFeed, 'onAdvance'>,
+    private readonly box: SecretBox,
+    private readonly options: DispatcherOptions,
+  ) {
+    this.sender = new Sender({
+      timeoutMs: options.timeoutMs,
+      allowPrivate: options.allowPrivate,
+      maxSockets: options.concurrency,
+    });
+    // Long enough that a turn (a wave of requests, each within its time limit) never outlives it.
+    this.leaseMs = Math.max(30_000, 3 * options.timeoutMs);
+  }
+
+  start(): void {
+    this.unsubscribe = this.feed.onAdvance(() => this.wake?.());
+    this.running = this.loop();
+  }
+
+  /** Finishes the requests in flight, lets go of its endpoints, and stops. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.unsubscribe?.();
+    this.wake?.();
+    await this.running;
+    await repo.releaseEndpoints(this.db, this.holder).catch(() => {});
+    this.sender.close();
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopped) {
+      let busy = false;
+      try {
+        busy = await this.turn();
+      } catch (err) {
+        this.options.logger?.warn({ err }, 'webhook dispatch failed; trying again');
+      }
+      if (!busy && !this.stopped) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, IDLE_MS);
+          this.wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.wake = undefined;
+      }
+    }
+  }
+
+  /** One pass over this process's endpoints; true when there may be more to send at once. */
+  private async turn(): Promise<boolean> {
+    const endpoints = await repo.leaseEndpoints(this.db, this.holder, this.leaseMs);
+    if (endpoints.length === 0) return false;
+    const { last } = await numberChanges(this.db);
+    const busy = await Promise.all(endpoints.map((endpoint) => this.serve(endpoint, last)));
+    return busy.some(Boolean);
+  }
+
+  private async serve(endpoint: repo.StoredEndpoint, last: bigint): Promise<boolean> {
+    const secret = this.box.open(endpoint.secretBox);
+    if (secret === undefined) {
+      await repo.disableEndpoint(
+        this.db,
+        endpoint.id,
+        'its signing secret cannot be opened with this key (SCIMD_SECRET_KEY or the admin token changed): rotate the secret',
+      );
+      return false;
+    }
+    let position = endpoint.feedPosition;
+    while (position < last) {
+      const taken = await repo.takeChanges(
+        this.db,
+        { ...endpoint, feedPosition: position },
+        this.holder,
+        last,
+      );
+      if (!taken) return false; // another process holds it now
+      position = taken.position;
+    }
+    const started = Date.now();
+    while (!this.stopped && Date.now() - started < this.leaseMs / 3) {
+      const due = await repo.dueDeliveries(this.db, endpoint.id, this.options.concurrency);
+      if (due.length === 0) return false;
+      const attempts = await Promise.all(due.map((d) => this.attempt(endpoint, secret, d)));
+      await repo.recordAttempts(this.db, endpoint.id, attempts);
+      const disable = attempts.find((a) => a.disableBecause)?.disableBecause;
+      if (disable) {
+        await repo.disableEndpoint(this.db, endpoint.id, disable);
+        this.options.logger?.warn({ webhookId: endpoint.id, reason: disable }, 'webhook endpoint disabled');
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private async attempt(
+    endpoint: repo.StoredEndpoint,
+    secret: string,
+    due: repo.DueDelivery,
+  ): Promise<repo.Attempt & { disableBecause?: string }> {
+    if (!due.change) {
+      return {
+        position: due.position,
+        outcome: 'expired',
+        status: null,
+        latencyMs: 0,
+        error: 'the change is past retention',
+      };
+    }
+    const id = deliveryId(endpoint.id, due.change.id);
+    const body = deliveryBody(id, due.change);
+    const sent = await this.sender.send(
+      endpoint.url,
+      body,
+      deliveryHeaders(secret, { id, type: due.change.type }, body),
+    );
+    const base = { position: due.position, status: sent.status ?? null, latencyMs: sent.latencyMs };
+    if (sent.status !== undefined && sent.status >= 200 && sent.status < 300) {
+      return { ...base, outcome: 'delivered', error: null };
+    }
+    const error = sent.error ?? `the receiver answered ${sent.status}`;
+    if (sent.status === 410) {
+      return {
+        ...base,
+        outcome: 'retry',
+        error,
+        retryInMs: 0,
+        disableBecause: 'the receiver answered 410 Gone',
+      };
+    }
+    const failures = due.attempts + 1;
+    const delays = this.options.retryDelaysMs;
+    if (failures > delays.length) {
+      return {
+        ...base,
+        outcome: 'retry',
+        error,
+        retryInMs: 0,
+        disableBecause: `a delivery failed ${failures} times (last: ${error})`,
+      };
+    }
+    return {
+      ...base,
+      outcome: 'retry',
+      error,
+      retryInMs: retryDelay(delays[failures - 1]!, sent),
+    };
+  }
+
+  /** Sends a `webhook.ping` to the endpoint now, outside the feed; what the receiver answered. */
+  async ping(endpoint: repo.StoredEndpoint): Promise<Sent> {
+    const secret = this.box.open(endpoint.secretBox);
+    if (secret === undefined)
+      return { latencyMs: 0, error: 'the signing secret cannot be opened: rotate it' };
+    const id = `ping_${randomBytes(8).toString('hex')}`;
+    const body = JSON.stringify({
+      id,
+      type: 'webhook.ping',
+      timestamp: new Date().toISOString(),
+      data: { webhookId: endpoint.id },
+    });
+    return this.sender.send(endpoint.url, body, deliveryHeaders(secret, { id, type: 'webhook.ping' }, body));
+  }
+}
+
+/** The same for every attempt of one change to one endpoint: receivers dedupe by it. */
+function deliveryId(endpointId: string, changeId: string): string {
+  return `whd_${changeId}_${endpointId.replaceAll('-', '')}`;
+}
+
+/** `{id, type, timestamp, data}`, with the change as the feed shows it for data. */
+function deliveryBody(id: string, change: StoredChange): string {
+  return `{"id":${JSON.stringify(id)},"type":${JSON.stringify(change.type)},"timestamp":${JSON.stringify(change.occurredAt)},"data":${changeJson(change)}}`;
+}
+
+/** The longest Retry-After honoured. */
+const MAX_RETRY_AFTER_MS = 24 * 60 * 60 * 1000;
+
+/** The scheduled delay with ±20% jitter, or the receiver's Retry-After (a day at most). */
+function retryDelay(scheduled: number, sent: Sent): number {
+  if (sent.retryAfterMs !== undefined && (sent.status === 429 || sent.status === 503)) {
+    return Math.min(sent.retryAfterMs, MAX_RETRY_AFTER_MS);
+  }
+  return Math.round(scheduled * (0.8 + Math.random() * 0.4));
+}

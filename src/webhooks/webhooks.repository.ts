@@ -1,0 +1,352 @@
+// SQL of webhook endpoints and their deliveries. Rows never leave this module.
+import { type Kysely, type Selectable, sql } from 'kysely';
+import type { StoredChange } from '../changes/changes.js';
+import { rowToChange } from '../changes/changes.repository.js';
+import { isUuid } from '../db/ids.js';
+import type { DB, WebhookDeliveriesTable, WebhookEndpointsTable } from '../db/tables.js';
+
+export type EndpointState = 'active' | 'inactive' | 'disabled';
+
+export interface StoredEndpoint {
+  readonly id: string;
+  readonly orgId: string | null;
+  readonly url: string;
+  readonly events: readonly string[];
+  readonly description: string;
+  readonly state: EndpointState;
+  readonly disabledReason: string | null;
+  readonly secretBox: Buffer;
+  readonly feedPosition: bigint;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+}
+
+const toEndpoint = (row: Selectable<WebhookEndpointsTable>): StoredEndpoint => ({
+  id: row.id,
+  orgId: row.org_id,
+  url: row.url,
+  events: row.events,
+  description: row.description,
+  state: row.state as EndpointState,
+  disabledReason: row.disabled_reason,
+  secretBox: row.secret_box,
+  feedPosition: BigInt(row.feed_position),
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+export async function insertEndpoint(
+  db: Kysely<DB>,
+  endpoint: {
+    id: string;
+    orgId: string | null;
+    url: string;
+    events: string[];
+    description: string;
+    secretBox: Buffer;
+  },
+  feedPosition: bigint,
+  now: Date,
+): Promise<StoredEndpoint> {
+  const row = await db
+    .insertInto('webhook_endpoints')
+    .values({
+      id: endpoint.id,
+      org_id: endpoint.orgId,
+      url: endpoint.url,
+      events: endpoint.events,
+      description: endpoint.description,
+      secret_box: endpoint.secretBox,
+      feed_position: feedPosition.toString(),
+      created_at: now,
+      updated_at: now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toEndpoint(row);
+}
+
+export async function listEndpoints(db: Kysely<DB>): Promise<StoredEndpoint[]> {
+  const rows = await db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return rows.map(toEndpoint);
+}
+
+export async function findEndpoint(db: Kysely<DB>, id: string): Promise<StoredEndpoint | undefined> {
+  if (!isUuid(id)) return undefined;
+  const row = await db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst();
+  return row && toEndpoint(row);
+}
+
+export async function updateEndpoint(
+  db: Kysely<DB>,
+  id: string,
+  change: {
+    url?: string;
+    events?: string[];
+    description?: string;
+    state?: EndpointState;
+    secretBox?: Buffer;
+  },
+  now: Date,
+): Promise<StoredEndpoint | undefined> {
+  if (!isUuid(id)) return undefined;
+  const row = await db
+    .updateTable('webhook_endpoints')
+    .set({
+      ...(change.url !== undefined ? { url: change.url } : {}),
+      ...(change.events !== undefined ? { events: change.events } : {}),
+      ...(change.description !== undefined ? { description: change.description } : {}),
+      ...(change.state !== undefined ? { state: change.state, disabled_reason: null } : {}),
+      ...(change.secretBox !== undefined ? { secret_box: change.secretBox } : {}),
+      updated_at: now,
+    })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+  return row && toEndpoint(row);
+}
+
+export async function deleteEndpoint(db: Kysely<DB>, id: string): Promise<boolean> {
+  if (!isUuid(id)) return false;
+  const result = await db.deleteFrom('webhook_endpoints').where('id', '=', id).executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+/** Stops sending to an endpoint, saying why (persistent failures, a 410 from the receiver). */
+export async function disableEndpoint(db: Kysely<DB>, id: string, reason: string): Promise<void> {
+  await db
+    .updateTable('webhook_endpoints')
+    .set({ state: 'disabled', disabled_reason: reason, updated_at: new Date() })
+    .where('id', '=', id)
+    .where('state', '=', 'active')
+    .execute();
+}
+
+/**
+ * The active endpoints this process may send to for the next `leaseMs`: those it holds already, and
+ * those nobody holds or whose holder stopped renewing (a process that ended).
+ */
+export async function leaseEndpoints(
+  db: Kysely<DB>,
+  holder: string,
+  leaseMs: number,
+): Promise<StoredEndpoint[]> {
+  const rows = await db
+    .updateTable('webhook_endpoints')
+    .set({ leased_by: holder, leased_until: sql`now() + ${`${leaseMs} milliseconds`}::interval` })
+    .where('state', '=', 'active')
+    .where((eb) =>
+      eb.or([
+        eb('leased_by', '=', holder),
+        eb('leased_until', 'is', null),
+        eb('leased_until', '<', sql<Date>`now()`),
+      ]),
+    )
+    .returningAll()
+    .execute();
+  return rows.map(toEndpoint);
+}
+
+/** Lets go of this process's endpoints (a graceful stop), so another takes them at once. */
+export async function releaseEndpoints(db: Kysely<DB>, holder: string): Promise<void> {
+  await db
+    .updateTable('webhook_endpoints')
+    .set({ leased_by: null, leased_until: null })
+    .where('leased_by', '=', holder)
+    .execute();
+}
+
+/** How many changes one take turns into deliveries at most. */
+const TAKE_AT_ONCE = 1000;
+
+/**
+ * Turns the endpoint's changes after its feed position, up to `through`, into pending deliveries, and
+ * moves its position past them: while this process holds the lease, and only from where it was.
+ */
+export async function takeChanges(
+  db: Kysely<DB>,
+  endpoint: StoredEndpoint,
+  holder: string,
+  through: bigint,
+): Promise<{ taken: number; position: bigint } | undefined> {
+  const { rows } = await sql<{ taken: number; position: string | null }>`
+    with picked as (
+      select c.position, c.seq, c.resource_id, c.type from changes c
+      where c.position > ${endpoint.feedPosition.toString()} and c.position <= ${through.toString()}
+        and c.type = any(${endpoint.events}::text[])
+        and (${endpoint.orgId}::uuid is null or c.org_id = ${endpoint.orgId}::uuid)
+      order by c.position limit ${TAKE_AT_ONCE}
+    ), inserted as (
+      insert into webhook_deliveries (endpoint_id, position, change_id, resource_id, type, next_attempt_at, created_at)
+      select ${endpoint.id}::uuid, position, seq, resource_id, type, now(), now() from picked
+      on conflict do nothing
+      returning 1
+    ), moved as (
+      update webhook_endpoints
+      set feed_position = case when (select count(*) from picked) = ${TAKE_AT_ONCE}
+                               then (select max(position) from picked) else ${through.toString()}::bigint end
+      where id = ${endpoint.id}::uuid and leased_by = ${holder} and feed_position = ${endpoint.feedPosition.toString()}
+      returning feed_position
+    )
+    select (select count(*)::integer from inserted) as taken, (select feed_position::text from moved) as position`.execute(
+    db,
+  );
+  const row = rows[0]!;
+  return row.position === null ? undefined : { taken: row.taken, position: BigInt(row.position) };
+}
+
+export interface DueDelivery {
+  readonly position: bigint;
+  readonly attempts: number;
+  readonly change: StoredChange | undefined;
+}
+
+/**
+ * Up to `limit` pending deliveries whose time has come, in feed order, leaving out any whose resource
+ * has an earlier delivery still pending: two changes of one resource never go out of order.
+ */
+export async function dueDeliveries(
+  db: Kysely<DB>,
+  endpointId: string,
+  limit: number,
+): Promise<DueDelivery[]> {
+  const { rows } = await sql<{
+    position: string;
+    attempts: number;
+    seq: string | null;
+    org_id: string;
+    type: string;
+    resource_type: string;
+    resource_id: string;
+    occurred_at: Date;
+    attributes: string[] | null;
+    mode: string | null;
+    data_json: string;
+  }>`
+    select d.position::text, d.attempts, c.seq, c.org_id, c.type, c.resource_type, c.resource_id, c.occurred_at,
+      c.attributes, c.mode, c.data::text as data_json
+    from webhook_deliveries d
+    left join changes c on c.position = d.position
+    where d.endpoint_id = ${endpointId} and d.state = 'pending' and d.next_attempt_at <= now()
+      and not exists (
+        select 1 from webhook_deliveries e
+        where e.endpoint_id = d.endpoint_id and e.state = 'pending' and e.resource_id = d.resource_id
+          and e.position < d.position)
+    order by d.position
+    limit ${limit}`.execute(db);
+  return rows.map((r) => ({
+    position: BigInt(r.position),
+    attempts: r.attempts,
+    change: r.seq === null ? undefined : rowToChange({ ...r, seq: r.seq, position: r.position }),
+  }));
+}
+
+export interface Attempt {
+  readonly position: bigint;
+  readonly status: number | null;
+  readonly latencyMs: number;
+  readonly error: string | null;
+  /** When to try again; undefined when delivered (or given up as expired). */
+  readonly retryInMs?: number;
+  readonly outcome: 'delivered' | 'retry' | 'expired';
+}
+
+/** Records what each attempt of one wave came to, in one statement. */
+export async function recordAttempts(
+  db: Kysely<DB>,
+  endpointId: string,
+  attempts: readonly Attempt[],
+): Promise<void> {
+  if (attempts.length === 0) return;
+  const values = attempts.map(
+    (a) =>
+      sql`(${a.position.toString()}::bigint, ${a.outcome}::text, ${a.status}::integer, ${a.latencyMs}::integer, ${a.error}::text, ${a.retryInMs ?? 0}::bigint)`,
+  );
+  await sql`
+    update webhook_deliveries d set
+      attempts = d.attempts + 1,
+      state = case when v.outcome = 'retry' then 'pending' else v.outcome end,
+      last_status = v.status, last_latency_ms = v.latency, last_error = v.error,
+      delivered_at = case when v.outcome = 'delivered' then now() else d.delivered_at end,
+      next_attempt_at = case when v.outcome = 'retry' then now() + v.retry_in * interval '1 millisecond' else d.next_attempt_at end
+    from (values ${sql.join(values)}) as v(position, outcome, status, latency, error, retry_in)
+    where d.endpoint_id = ${endpointId} and d.position = v.position`.execute(db);
+}
+
+export interface DeliveryView {
+  readonly position: string;
+  readonly changeId: string;
+  readonly type: string;
+  readonly resourceId: string;
+  readonly state: string;
+  readonly attempts: number;
+  readonly lastStatus: number | null;
+  readonly lastError: string | null;
+  readonly lastLatencyMs: number | null;
+  readonly nextAttemptAt: string | null;
+  readonly deliveredAt: string | null;
+  readonly createdAt: string;
+}
+
+const toDelivery = (row: Selectable<WebhookDeliveriesTable>): DeliveryView => ({
+  position: row.position,
+  changeId: row.change_id,
+  type: row.type,
+  resourceId: row.resource_id,
+  state: row.state,
+  attempts: row.attempts,
+  lastStatus: row.last_status,
+  lastError: row.last_error,
+  lastLatencyMs: row.last_latency_ms,
+  nextAttemptAt: row.state === 'pending' ? row.next_attempt_at.toISOString() : null,
+  deliveredAt: row.delivered_at?.toISOString() ?? null,
+  createdAt: row.created_at.toISOString(),
+});
+
+/** The endpoint's deliveries, newest first, before `before` (a position) when given. */
+export async function listDeliveries(
+  db: Kysely<DB>,
+  endpointId: string,
+  options: { limit: number; before?: bigint; state?: string },
+): Promise<DeliveryView[]> {
+  let query = db.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', endpointId);
+  if (options.before !== undefined) query = query.where('position', '<', options.before.toString());
+  if (options.state) query = query.where('state', '=', options.state);
+  const rows = await query.orderBy('position', 'desc').limit(options.limit).execute();
+  return rows.map(toDelivery);
+}
+
+/** Sends a delivery again, from now: whatever its state. */
+export async function redeliver(
+  db: Kysely<DB>,
+  endpointId: string,
+  position: bigint,
+): Promise<DeliveryView | undefined> {
+  const row = await db
+    .updateTable('webhook_deliveries')
+    .set({ state: 'pending', next_attempt_at: new Date(), delivered_at: null })
+    .where('endpoint_id', '=', endpointId)
+    .where('position', '=', position.toString())
+    .returningAll()
+    .executeTakeFirst();
+  return row && toDelivery(row);
+}
+
+/** Per endpoint: deliveries pending, and the oldest of them. */
+export async function pendingOf(
+  db: Kysely<DB>,
+  endpointId: string,
+): Promise<{ pending: number; oldest: Date | null }> {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => [eb.fn.countAll<string>().as('pending'), eb.fn.min('created_at').as('oldest')])
+    .where('endpoint_id', '=', endpointId)
+    .where('state', '=', 'pending')
+    .executeTakeFirstOrThrow();
+  return { pending: Number(row.pending), oldest: (row.oldest as Date | null) ?? null };
+}
