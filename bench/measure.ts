@@ -152,7 +152,7 @@ export async function load(
   server: Server,
   token: string,
   setup: Setup,
-  options: { connections?: number; base?: string } = {},
+  options: { connections?: number; base?: string; seconds?: number } = {},
 ): Promise<Row> {
   const pid = server.child.pid!;
   const users = options.base === undefined ? undefined : await countUsers(server.origin, token, options.base);
@@ -165,7 +165,7 @@ export async function load(
   const result = await autocannon({
     url: server.origin,
     connections: options.connections ?? CONNECTIONS,
-    duration: DURATION,
+    duration: options.seconds ?? DURATION,
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/scim+json' },
     requests: [{ setupRequest: setup as never }],
   });

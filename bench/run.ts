@@ -41,6 +41,7 @@ import {
   roundScenarios,
 } from './scenarios.js';
 import { resetRound, type Seeded, seed } from './seed.js';
+import { measureWebhooks, type WebhookFigures } from './webhooks.js';
 
 const USERS = Number(process.env.BENCH_USERS ?? 100_000);
 const ROUNDS = Math.max(1, Math.floor(Number(process.env.BENCH_ROUNDS ?? 5)) || 5);
@@ -128,7 +129,8 @@ async function main(): Promise<void> {
     const rounds = await runRounds(seeded, env, place);
     const { rows, walk } = await runReads(seeded, env);
     const feed = await runFeed(seeded, env, place);
-    printAndSave(rounds, rows, walk, feed, performance.now() - started);
+    const webhooks = await runWebhooks(seeded, env);
+    printAndSave(rounds, rows, walk, feed, webhooks, performance.now() - started);
   } finally {
     await dropDatabase();
     if (place.pgliteDir) rmSync(place.pgliteDir, { recursive: true, force: true });
@@ -326,6 +328,26 @@ async function runFeed(seeded: Seeded, env: Record<string, string>, place: Place
   return figures;
 }
 
+const WEBHOOKS = 'webhooks';
+
+/** Webhook deliveries, in a scimd allowed to send to the loopback receiver. */
+async function runWebhooks(seeded: Seeded, env: Record<string, string>): Promise<WebhookFigures | undefined> {
+  if (!wanted(WEBHOOKS)) return undefined;
+  const scenarios = new Map(roundScenarios(seeded, USERS).map((s) => [s.name, s]));
+  const server = await start([SCIMD], { ...env, WEBHOOKS_ALLOW_PRIVATE: 'true' });
+  try {
+    return await measureWebhooks(
+      server,
+      ADMIN_TOKEN,
+      seeded,
+      scenarios.get(CREATE)!.setup,
+      scenarios.get(PATCH_USER)!.setup,
+    );
+  } finally {
+    await stop(server);
+  }
+}
+
 /** The middle value; of an even count, the lower of the two middle ones. */
 const median = (values: readonly number[]) =>
   [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!;
@@ -335,6 +357,7 @@ function printAndSave(
   reads: Row[],
   walk: ImportWalk | undefined,
   feed: FeedFigures,
+  webhooks: WebhookFigures | undefined,
   elapsedMs: number,
 ): void {
   // Of each scenario measured in rounds, the round with the median rate.
@@ -470,6 +493,7 @@ ${[
 ].join('\n')}
   ${FEED_READ}: ${feed.unnumbered ? `${feed.numbered!.perSecond}/s numbered (as scimd numbers its writes), ${feed.unnumbered.perSecond}/s written outside scimd (numbered while read)   target >= 20000/s${judge(feed.numbered!.perSecond, (v) => v >= 20_000)}` : 'n/a'}
   ${FEED_LATENCY}: ${feed.latency ? `p50 ${feed.latency.p50Ms} ms, p99 ${feed.latency.p99Ms} ms (${feed.latency.samples} writes)   reported` : 'n/a'}
+  ${webhookLines(webhooks, judge)}
   ${IMPORT}: ${walk ? `${walk.users} users in ${walk.seconds} s, page p99 ${walk.p99PageMs} ms, max ${walk.maxPageMs} ms   target < 20 s${judge(walk.seconds, (v) => v < 20)}, p99 < 100 ms${judge(walk.p99PageMs, (v) => v < 100)}` : 'n/a'}
   errors                                     ${errors}   target 0${judge(errors, (v) => v === 0)}
   peak server RSS (MB)                       ${peakRss}   target < 250 on Postgres${pgUrl ? judge(peakRss, (v) => v < 250) : ''}
@@ -477,8 +501,27 @@ total time ${(elapsedMs / 1000).toFixed(0)} s`);
   mkdirSync('bench/results', { recursive: true });
   writeFileSync(
     'bench/results/latest.json',
-    `${JSON.stringify({ at: new Date().toISOString(), machine, users: USERS, connections: CONNECTIONS, durationSeconds: DURATION, rows, ratios, importWalk: walk, feed, rounds }, null, 2)}\n`,
+    `${JSON.stringify({ at: new Date().toISOString(), machine, users: USERS, connections: CONNECTIONS, durationSeconds: DURATION, rows, ratios, importWalk: walk, feed, webhooks, rounds }, null, 2)}\n`,
   );
+}
+
+/** The webhook figures, each with its target. */
+function webhookLines(
+  webhooks: WebhookFigures | undefined,
+  judge: (value: number | undefined, met: (v: number) => boolean) => string,
+): string {
+  if (!webhooks) return 'webhooks: n/a';
+  const sum = (rows: Row[]) => rows.reduce((n, r) => n + r.requestsPerSecond, 0);
+  const ratio = sum(webhooks.withEndpoint) / Math.max(1, sum(webhooks.withoutEndpoint));
+  const turns = webhooks.withEndpoint.map((r, i) =>
+    (r.requestsPerSecond / webhooks.withoutEndpoint[i]!.requestsPerSecond).toFixed(2),
+  );
+  return [
+    `webhook deliveries/s, receiver answering at once: ${webhooks.fastPerSecond} (${webhooks.backlog.fast} queued)   target >= 500${judge(webhooks.fastPerSecond, (v) => v >= 500)}`,
+    `  webhook deliveries/s, receiver taking 50 ms: ${webhooks.slowPerSecond} (${webhooks.backlog.slow} queued)   reported`,
+    `  webhook commit to arrival, under POST load: p50 ${webhooks.latencyP50Ms} ms, p99 ${webhooks.latencyP99Ms} ms   reported`,
+    `  POST /Users, one webhook endpoint / none: ${ratio.toFixed(2)} (turns: ${turns.join(', ')})   target >= 0.85${judge(ratio, (v) => v >= 0.85)}`,
+  ].join('\n');
 }
 
 await main();

@@ -1,0 +1,155 @@
+// Webhook figures: deliveries a second to a loopback receiver that answers at once and to one that
+// takes 50 ms, the time from a change's commit to its arrival, and what an endpoint costs POST /Users.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { load, type Row, type Server, type Setup, warmUp } from './measure.js';
+import type { Seeded } from './seed.js';
+
+interface Arrival {
+  readonly at: number;
+  readonly occurredAt: number;
+}
+
+/** A receiver on loopback answering 200 after `delayMs`, keeping when each delivery arrived. */
+async function receiver() {
+  const arrivals: Arrival[] = [];
+  let delayMs = 0;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const at = Date.now();
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { timestamp: string };
+      arrivals.push({ at, occurredAt: Date.parse(body.timestamp) });
+      setTimeout(() => res.writeHead(200).end(), delayMs);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+    arrivals,
+    setDelay: (ms: number) => {
+      delayMs = ms;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+export interface WebhookFigures {
+  /** Deliveries a second of a backlog, to a receiver answering at once and to one taking 50 ms. */
+  fastPerSecond: number;
+  slowPerSecond: number;
+  backlog: { fast: number; slow: number };
+  /** From a change's commit to its arrival, while POST /Users runs at full speed with an endpoint. */
+  latencyP50Ms: number;
+  latencyP99Ms: number;
+  /** POST /Users with one subscribed endpoint, and with none, in the same process. */
+  withEndpoint: Row[];
+  withoutEndpoint: Row[];
+}
+
+const admin = async (server: Server, token: string, method: string, path: string, body?: unknown) => {
+  const res = await fetch(`${server.origin}/admin/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+  return res.status === 204 ? undefined : ((await res.json()) as { id: string });
+};
+
+const quantile = (values: number[], q: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? 0;
+};
+
+/** Waits until `count` deliveries have arrived; the rate from the first to the last. */
+async function drain(arrivals: Arrival[], from: number, count: number, startedAt: number): Promise<number> {
+  const deadline = Date.now() + 300_000;
+  while (arrivals.length - from < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  const last = arrivals[Math.min(arrivals.length, from + count) - 1]?.at ?? Date.now();
+  return Math.round(((arrivals.length - from) * 1000) / Math.max(1, last - startedAt));
+}
+
+/**
+ * In one scimd process (started with WEBHOOKS_ALLOW_PRIVATE): POST /Users with no endpoint and with
+ * one, twice each in turn; the commit-to-arrival latency of those deliveries; then a backlog of
+ * changes held by an inactive endpoint, sent to a fast receiver and then to a slow one.
+ */
+export async function measureWebhooks(
+  server: Server,
+  adminToken: string,
+  seeded: Seeded,
+  post: Setup,
+  patch: Setup,
+): Promise<WebhookFigures> {
+  const hooks = await receiver();
+  const writes = `/scim/v2/${seeded.scratch.orgId}`;
+  const withoutEndpoint: Row[] = [];
+  const withEndpoint: Row[] = [];
+  let latencies: number[] = [];
+  try {
+    await warmUp(server.origin, seeded.scratch.token, post);
+    for (let turn = 0; turn < 2; turn++) {
+      withoutEndpoint.push(
+        await load('POST /Users, no webhook endpoint', server, seeded.scratch.token, post, { base: writes }),
+      );
+      const endpoint = await admin(server, adminToken, 'POST', '/webhooks', {
+        url: hooks.url,
+        events: ['user.created'],
+        orgId: seeded.scratch.orgId,
+      });
+      const from = hooks.arrivals.length;
+      withEndpoint.push(
+        await load('POST /Users, one webhook endpoint', server, seeded.scratch.token, post, { base: writes }),
+      );
+      // Every delivery of the load arrives before the next turn.
+      const expected = withEndpoint.at(-1)!.requestsPerSecond * 0.9;
+      const deadline = Date.now() + 60_000;
+      while (hooks.arrivals.length - from < expected && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50));
+      await new Promise((r) => setTimeout(r, 1000));
+      latencies = latencies.concat(hooks.arrivals.slice(from).map((a) => a.at - a.occurredAt));
+      await admin(server, adminToken, 'DELETE', `/webhooks/${endpoint!.id}`);
+    }
+
+    // A backlog: an inactive endpoint holds the changes of a few seconds of PATCHes, then sends them.
+    const backlog = async (delayMs: number, seconds: number) => {
+      hooks.setDelay(delayMs);
+      const endpoint = await admin(server, adminToken, 'POST', '/webhooks', {
+        url: hooks.url,
+        events: ['user.deactivated', 'user.reactivated'],
+        orgId: seeded.orgId,
+      });
+      await admin(server, adminToken, 'PATCH', `/webhooks/${endpoint!.id}`, { active: false });
+      const row = await load(`PATCH for a webhook backlog (${seconds} s)`, server, seeded.token, patch, {
+        connections: 10,
+        seconds,
+      });
+      const count = Math.round(row.requestsPerSecond * seconds * 0.95);
+      const from = hooks.arrivals.length;
+      const startedAt = Date.now();
+      await admin(server, adminToken, 'PATCH', `/webhooks/${endpoint!.id}`, { active: true });
+      const rate = await drain(hooks.arrivals, from, count, startedAt);
+      await admin(server, adminToken, 'DELETE', `/webhooks/${endpoint!.id}`);
+      return { rate, count };
+    };
+    const fast = await backlog(0, 5);
+    const slow = await backlog(50, 2);
+    const figures: WebhookFigures = {
+      fastPerSecond: fast.rate,
+      slowPerSecond: slow.rate,
+      backlog: { fast: fast.count, slow: slow.count },
+      latencyP50Ms: quantile(latencies, 0.5),
+      latencyP99Ms: quantile(latencies, 0.99),
+      withEndpoint,
+      withoutEndpoint,
+    };
+    console.log(
+      `webhooks: ${figures.fastPerSecond} deliveries/s (receiver answering at once, ${fast.count} queued), ${figures.slowPerSecond}/s (50 ms receiver, ${slow.count} queued); commit to arrival p50 ${figures.latencyP50Ms} ms, p99 ${figures.latencyP99Ms} ms`,
+    );
+    return figures;
+  } finally {
+    await hooks.close();
+  }
+}
