@@ -43,7 +43,7 @@ export interface WebhookFigures {
   /** From a change's commit to its arrival, while POST /Users runs at full speed with an endpoint. */
   latencyP50Ms: number;
   latencyP99Ms: number;
-  /** POST /Users with one subscribed endpoint, and with none, in the same process. */
+  /** POST /Users with one subscribed endpoint, and with none, in the same process, three times in turn. */
   withEndpoint: Row[];
   withoutEndpoint: Row[];
 }
@@ -64,7 +64,11 @@ const quantile = (values: number[], q: number) => {
 };
 
 /** Waits until deliveries stop arriving for 2 s; how many came, and their rate from `startedAt`. */
-async function drain(arrivals: Arrival[], from: number, startedAt: number): Promise<{ count: number; rate: number }> {
+async function drain(
+  arrivals: Arrival[],
+  from: number,
+  startedAt: number,
+): Promise<{ count: number; rate: number }> {
   const deadline = Date.now() + 300_000;
   for (;;) {
     await new Promise((r) => setTimeout(r, 100));
@@ -78,7 +82,7 @@ async function drain(arrivals: Arrival[], from: number, startedAt: number): Prom
 
 /**
  * In one scimd process (started with WEBHOOKS_ALLOW_PRIVATE): POST /Users with no endpoint and with
- * one, twice each in turn; the commit-to-arrival latency of those deliveries; then a backlog of
+ * one, three times each in turn; the commit-to-arrival latency of those deliveries; then a backlog of
  * changes held by an inactive endpoint, sent to a fast receiver and then to a slow one.
  */
 export async function measureWebhooks(
@@ -95,7 +99,7 @@ export async function measureWebhooks(
   let latencies: number[] = [];
   try {
     await warmUp(server.origin, seeded.scratch.token, post);
-    for (let turn = 0; turn < 2; turn++) {
+    for (let turn = 0; turn < 3; turn++) {
       withoutEndpoint.push(
         await load('POST /Users, no webhook endpoint', server, seeded.scratch.token, post, { base: writes }),
       );
