@@ -511,16 +511,16 @@ function webhookLines(
   judge: (value: number | undefined, met: (v: number) => boolean) => string,
 ): string {
   if (!webhooks) return 'webhooks: n/a';
-  const sum = (rows: Row[]) => rows.reduce((n, r) => n + r.requestsPerSecond, 0);
-  const ratio = sum(webhooks.withEndpoint) / Math.max(1, sum(webhooks.withoutEndpoint));
-  const turns = webhooks.withEndpoint.map((r, i) =>
-    (r.requestsPerSecond / webhooks.withoutEndpoint[i]!.requestsPerSecond).toFixed(2),
+  const ratios = webhooks.withEndpoint.map(
+    (r, i) => r.requestsPerSecond / webhooks.withoutEndpoint[i]!.requestsPerSecond,
   );
+  const ratio = median(ratios);
+  const turns = ratios.map((r) => r.toFixed(2));
   return [
     `webhook deliveries/s, receiver answering at once: ${webhooks.fastPerSecond} (${webhooks.backlog.fast} queued)   target >= 500${judge(webhooks.fastPerSecond, (v) => v >= 500)}`,
     `  webhook deliveries/s, receiver taking 50 ms: ${webhooks.slowPerSecond} (${webhooks.backlog.slow} queued)   reported`,
     `  webhook commit to arrival, under POST load: p50 ${webhooks.latencyP50Ms} ms, p99 ${webhooks.latencyP99Ms} ms   reported`,
-    `  POST /Users, one webhook endpoint / none: ${ratio.toFixed(2)} (turns: ${turns.join(', ')})   target >= 0.85${judge(ratio, (v) => v >= 0.85)}`,
+    `  POST /Users, one webhook endpoint / none (median of turns): ${ratio.toFixed(2)} (turns: ${turns.join(', ')})   target >= 0.85${judge(ratio, (v) => v >= 0.85)}`,
   ].join('\n');
 }
 
