@@ -6,8 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { ChangeFeed } from '../changes/change-feed.js';
-import { changeJson, type StoredChange } from '../changes/changes.js';
-import { numberChanges } from '../changes/changes.repository.js';
+import { type ChangeType, changeJson, type StoredChange } from '../changes/changes.js';
+import { numberChanges, readChanges } from '../changes/changes.repository.js';
 import type { DB } from '../db/tables.js';
 import type { Logger } from '../log.js';
 import type { SecretBox } from './secret-box.js';
@@ -109,23 +109,69 @@ export class WebhookDispatcher {
       return false;
     }
     let position = endpoint.feedPosition;
-    while (position < last) {
-      const taken = await repo.takeChanges(
-        this.db,
-        { ...endpoint, feedPosition: position },
-        this.holder,
-        last,
-      );
-      if (!taken) return false; // another process holds it now
-      position = taken.position;
-    }
     const started = Date.now();
+    const wave = this.options.concurrency;
     while (!this.stopped && Date.now() - started < this.leaseMs / 3) {
-      const due = await repo.dueDeliveries(this.db, endpoint.id, this.options.concurrency);
-      if (due.length === 0) return false;
-      const attempts = await Promise.all(due.map((d) => this.attempt(endpoint, secret, d)));
-      await repo.recordAttempts(this.db, endpoint.id, attempts);
-      const disable = attempts.find((a) => a.disableBecause)?.disableBecause;
+      // Retries, and changes queued behind a failed one of their resource, come first.
+      const due = await repo.dueDeliveries(this.db, endpoint.id, wave);
+      // Then the feed after the endpoint's position: sent at once unless their resource has a
+      // delivery pending, or comes twice in the wave; those are queued as rows, to go after it.
+      const fresh =
+        position < last && due.length < wave
+          ? await readChanges(
+              this.db,
+              position,
+              last,
+              { orgId: endpoint.orgId ?? undefined, types: endpoint.events as ChangeType[] },
+              wave - due.length,
+            )
+          : [];
+      if (due.length === 0 && fresh.length === 0) {
+        if (position < last && !(await this.moveTo(endpoint, position, last))) return false;
+        return false;
+      }
+      const blocked = await repo.resourcesPending(
+        this.db,
+        endpoint.id,
+        fresh.map((c) => c.resourceId),
+      );
+      for (const d of due) blocked.add(d.change?.resourceId ?? '');
+      const sending: StoredChange[] = [];
+      const queued: StoredChange[] = [];
+      for (const change of fresh) {
+        if (blocked.has(change.resourceId)) queued.push(change);
+        else sending.push(change);
+        blocked.add(change.resourceId);
+      }
+      const [retried, sent] = await Promise.all([
+        Promise.all(due.map((d) => this.attempt(endpoint, secret, d.position, d.attempts, d.change))),
+        Promise.all(sending.map((c) => this.attempt(endpoint, secret, BigInt(c.cursor), 0, c))),
+      ]);
+      // A full read stops at its last change; a short one has seen the feed up to `last`.
+      const read = position < last && due.length < wave;
+      const through = !read
+        ? position
+        : fresh.length === wave - due.length
+          ? BigInt(fresh.at(-1)!.cursor)
+          : last;
+      const taken: repo.Taken[] = [
+        ...sending.map((change, n) => ({ change, attempt: sent[n] })),
+        ...queued.map((change) => ({ change, attempt: undefined })),
+      ];
+      if (
+        !(await repo.recordWave(
+          this.db,
+          endpoint.id,
+          this.holder,
+          { from: position, through },
+          taken,
+          retried,
+        ))
+      ) {
+        return false; // another process holds the endpoint now
+      }
+      position = through;
+      const disable = [...retried, ...sent].find((a) => a.disableBecause)?.disableBecause;
       if (disable) {
         await repo.disableEndpoint(this.db, endpoint.id, disable);
         this.options.logger?.warn({ webhookId: endpoint.id, reason: disable }, 'webhook endpoint disabled');
@@ -135,28 +181,35 @@ export class WebhookDispatcher {
     return true;
   }
 
+  /** Moves the endpoint past changes it does not subscribe to. */
+  private moveTo(endpoint: repo.StoredEndpoint, from: bigint, through: bigint): Promise<boolean> {
+    return repo.recordWave(this.db, endpoint.id, this.holder, { from, through }, [], []);
+  }
+
   private async attempt(
     endpoint: repo.StoredEndpoint,
     secret: string,
-    due: repo.DueDelivery,
+    position: bigint,
+    attempts: number,
+    change: StoredChange | undefined,
   ): Promise<repo.Attempt & { disableBecause?: string }> {
-    if (!due.change) {
+    if (!change) {
       return {
-        position: due.position,
+        position,
         outcome: 'expired',
         status: null,
         latencyMs: 0,
         error: 'the change is past retention',
       };
     }
-    const id = deliveryId(endpoint.id, due.change.id);
-    const body = deliveryBody(id, due.change);
+    const id = deliveryId(endpoint.id, change.id);
+    const body = deliveryBody(id, change);
     const sent = await this.sender.send(
       endpoint.url,
       body,
-      deliveryHeaders(secret, { id, type: due.change.type }, body),
+      deliveryHeaders(secret, { id, type: change.type }, body),
     );
-    const base = { position: due.position, status: sent.status ?? null, latencyMs: sent.latencyMs };
+    const base = { position, status: sent.status ?? null, latencyMs: sent.latencyMs };
     if (sent.status !== undefined && sent.status >= 200 && sent.status < 300) {
       return { ...base, outcome: 'delivered', error: null };
     }
@@ -170,7 +223,7 @@ export class WebhookDispatcher {
         disableBecause: 'the receiver answered 410 Gone',
       };
     }
-    const failures = due.attempts + 1;
+    const failures = attempts + 1;
     const delays = this.options.retryDelaysMs;
     if (failures > delays.length) {
       return {

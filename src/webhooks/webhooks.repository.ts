@@ -161,43 +161,74 @@ export async function releaseEndpoints(db: Kysely<DB>, holder: string): Promise<
     .execute();
 }
 
-/** How many changes one take turns into deliveries at most. */
-const TAKE_AT_ONCE = 1000;
+/** Of `resourceIds`, those with a delivery to this endpoint still pending: their changes queue behind it. */
+export async function resourcesPending(
+  db: Kysely<DB>,
+  endpointId: string,
+  resourceIds: readonly string[],
+): Promise<Set<string>> {
+  if (resourceIds.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('webhook_deliveries')
+    .select('resource_id')
+    .distinct()
+    .where('endpoint_id', '=', endpointId)
+    .where('state', '=', 'pending')
+    .where('resource_id', 'in', resourceIds)
+    .execute();
+  return new Set(rows.map((r) => r.resource_id));
+}
+
+/** A change taken from the feed in a wave: sent (with its outcome), or queued behind its resource. */
+export interface Taken {
+  readonly change: StoredChange;
+  readonly attempt: Attempt | undefined;
+}
 
 /**
- * Turns the endpoint's changes after its feed position, up to `through`, into pending deliveries, and
- * moves its position past them: while this process holds the lease, and only from where it was.
+ * Records a wave in one transaction: moves the endpoint's feed position from `from` to `through`
+ * (only while this process holds the lease and nobody moved it), writes a row for each change taken
+ * (delivered, to retry, or queued), and what each retry came to. False when the lease was lost: then
+ * nothing is recorded, and whoever holds the endpoint sends those changes again.
  */
-export async function takeChanges(
+export async function recordWave(
   db: Kysely<DB>,
-  endpoint: StoredEndpoint,
+  endpointId: string,
   holder: string,
-  through: bigint,
-): Promise<{ taken: number; position: bigint } | undefined> {
-  const { rows } = await sql<{ taken: number; position: string | null }>`
-    with picked as (
-      select c.position, c.seq, c.resource_id, c.type from changes c
-      where c.position > ${endpoint.feedPosition.toString()} and c.position <= ${through.toString()}
-        and c.type = any(${endpoint.events}::text[])
-        and (${endpoint.orgId}::uuid is null or c.org_id = ${endpoint.orgId}::uuid)
-      order by c.position limit ${TAKE_AT_ONCE}
-    ), inserted as (
-      insert into webhook_deliveries (endpoint_id, position, change_id, resource_id, type, next_attempt_at, created_at)
-      select ${endpoint.id}::uuid, position, seq, resource_id, type, now(), now() from picked
-      on conflict do nothing
-      returning 1
-    ), moved as (
-      update webhook_endpoints
-      set feed_position = case when (select count(*) from picked) = ${TAKE_AT_ONCE}
-                               then (select max(position) from picked) else ${through.toString()}::bigint end
-      where id = ${endpoint.id}::uuid and leased_by = ${holder} and feed_position = ${endpoint.feedPosition.toString()}
-      returning feed_position
-    )
-    select (select count(*)::integer from inserted) as taken, (select feed_position::text from moved) as position`.execute(
-    db,
-  );
-  const row = rows[0]!;
-  return row.position === null ? undefined : { taken: row.taken, position: BigInt(row.position) };
+  move: { from: bigint; through: bigint },
+  taken: readonly Taken[],
+  retries: readonly Attempt[],
+): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    if (move.through > move.from) {
+      const moved = await trx
+        .updateTable('webhook_endpoints')
+        .set({ feed_position: move.through.toString() })
+        .where('id', '=', endpointId)
+        .where('leased_by', '=', holder)
+        .where('feed_position', '=', move.from.toString())
+        .executeTakeFirst();
+      if (moved.numUpdatedRows === 0n) return false;
+    }
+    if (taken.length > 0) {
+      const values = taken.map(({ change, attempt }) => {
+        const state = attempt === undefined || attempt.outcome === 'retry' ? 'pending' : attempt.outcome;
+        return sql`(${change.cursor}::bigint, ${change.id}::bigint, ${change.resourceId}::uuid, ${change.type}::text,
+          ${state}::text, ${attempt ? 1 : 0}::integer, ${attempt?.retryInMs ?? 0}::bigint, ${attempt?.status ?? null}::integer,
+          ${attempt?.error ?? null}::text, ${attempt?.latencyMs ?? null}::integer)`;
+      });
+      await sql`
+        insert into webhook_deliveries (endpoint_id, position, change_id, resource_id, type, state, attempts,
+          next_attempt_at, last_status, last_error, last_latency_ms, delivered_at, created_at)
+        select ${endpointId}::uuid, v.position, v.change_id, v.resource_id, v.type, v.state, v.attempts,
+          now() + v.retry_in * interval '1 millisecond', v.status, v.error, v.latency,
+          case when v.state = 'delivered' then now() end, now()
+        from (values ${sql.join(values)}) as v(position, change_id, resource_id, type, state, attempts, retry_in, status, error, latency)
+        on conflict (endpoint_id, position) do nothing`.execute(trx);
+    }
+    await recordAttempts(trx, endpointId, retries);
+    return true;
+  });
 }
 
 export interface DueDelivery {
@@ -207,8 +238,9 @@ export interface DueDelivery {
 }
 
 /**
- * Up to `limit` pending deliveries whose time has come, in feed order, leaving out any whose resource
- * has an earlier delivery still pending: two changes of one resource never go out of order.
+ * Up to `limit` pending deliveries (retries, and changes queued behind their resource's) whose time has
+ * come, in feed order, leaving out any whose resource has an earlier delivery still pending: two
+ * changes of one resource never go out of order.
  */
 export async function dueDeliveries(
   db: Kysely<DB>,
@@ -257,7 +289,7 @@ export interface Attempt {
 }
 
 /** Records what each attempt of one wave came to, in one statement. */
-export async function recordAttempts(
+async function recordAttempts(
   db: Kysely<DB>,
   endpointId: string,
   attempts: readonly Attempt[],
