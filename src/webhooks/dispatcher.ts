@@ -28,6 +28,22 @@ export interface DispatcherOptions {
 
 /** How often a dispatcher with nothing to do looks again (retries coming due, other processes' changes). */
 const IDLE_MS = 500;
+/** A wave's size, in multiples of the requests one endpoint may have in flight. */
+const WAVE_PER_REQUEST_SLOT = 8;
+
+/** Runs `jobs`, `limit` at a time; their results in order. */
+async function inTurns<T>(jobs: readonly (() => Promise<T>)[], limit: number): Promise<T[]> {
+  const results = new Array<T>(jobs.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < jobs.length) {
+      const n = next++;
+      results[n] = await jobs[n]!();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, jobs.length) }, worker));
+  return results;
+}
 
 export class WebhookDispatcher {
   private readonly holder = `${process.pid}-${randomBytes(6).toString('hex')}`;
@@ -110,7 +126,8 @@ export class WebhookDispatcher {
     }
     let position = endpoint.feedPosition;
     const started = Date.now();
-    const wave = this.options.concurrency;
+    // A wave sends up to this many, `concurrency` at a time, and records them in one transaction.
+    const wave = this.options.concurrency * WAVE_PER_REQUEST_SLOT;
     while (!this.stopped && Date.now() - started < this.leaseMs / 3) {
       // Retries, and changes queued behind a failed one of their resource, come first.
       const due = await repo.dueDeliveries(this.db, endpoint.id, wave);
@@ -143,10 +160,13 @@ export class WebhookDispatcher {
         else sending.push(change);
         blocked.add(change.resourceId);
       }
-      const [retried, sent] = await Promise.all([
-        Promise.all(due.map((d) => this.attempt(endpoint, secret, d.position, d.attempts, d.change))),
-        Promise.all(sending.map((c) => this.attempt(endpoint, secret, BigInt(c.cursor), 0, c))),
-      ]);
+      const jobs = [
+        ...due.map((d) => () => this.attempt(endpoint, secret, d.position, d.attempts, d.change)),
+        ...sending.map((c) => () => this.attempt(endpoint, secret, BigInt(c.cursor), 0, c)),
+      ];
+      const results = await inTurns(jobs, this.options.concurrency);
+      const retried = results.slice(0, due.length);
+      const sent = results.slice(due.length);
       // A full read stops at its last change; a short one has seen the feed up to `last`.
       const read = position < last && due.length < wave;
       const through = !read
