@@ -128,7 +128,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     declare
       kind text;
       how text;
-      subject users;
     begin
       if tg_op = 'INSERT' then
         insert into changes (org_id, type, resource_type, resource_id, data)

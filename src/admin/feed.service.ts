@@ -1,13 +1,21 @@
 // The change feed and the API keys that read it, as the admin API and the CLI see them.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import { hashMatches, hashSecret } from '../auth/secrets.js';
+import {
+  API_KEY_PREFIX,
+  generateSecret,
+  hashMatches,
+  hashSecret,
+  looksLikeSecret,
+  secretPrefix,
+} from '../auth/secrets.js';
 import { type ChangeFeed, CursorExpiredError } from '../changes/change-feed.js';
 import { CHANGE_TYPES, type ChangeType, isChangeType, pageJson } from '../changes/changes.js';
 import { isUuid } from '../db/ids.js';
 import type { DB } from '../db/tables.js';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../db/text.js';
+import { type Query, queryValue } from '../http/query.js';
 import { parseBody } from './admin.service.js';
 import { AdminError, notFound } from './admin-errors.js';
 import * as keysRepo from './api-keys.repository.js';
@@ -49,13 +57,9 @@ const changesQuery = z.object({
 });
 
 /** A read of the feed from the query of `GET /admin/v1/changes`, as the JSON text of the page. */
-export async function readChanges(
-  feed: ChangeFeed,
-  query: Record<string, unknown>,
-  signal?: AbortSignal,
-): Promise<string> {
+export async function readChanges(feed: ChangeFeed, query: Query, signal?: AbortSignal): Promise<string> {
   // A parameter given twice arrives as an array: the first counts.
-  const first = Object.fromEntries(Object.entries(query).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v]));
+  const first = Object.fromEntries(Object.keys(query).map((name) => [name, queryValue(query, name)]));
   const input = parseBody(changesQuery, first);
   try {
     const page = await feed.read({
@@ -78,14 +82,6 @@ export async function readChanges(
   }
 }
 
-/** API keys start so, so that secret scanners and scimd tell them from SCIM tokens. */
-const API_KEY_PREFIX = 'scimdkey_';
-const PREFIX_LENGTH = API_KEY_PREFIX.length + 8;
-
-function looksLikeApiKey(value: string): boolean {
-  return value.startsWith(API_KEY_PREFIX) && value.length > PREFIX_LENGTH;
-}
-
 const createKeyBody = z.strictObject({
   name: z.string().refine(isStorableText, UNSTORABLE_TEXT_MESSAGE).pipe(z.string().trim().min(1).max(200)),
 });
@@ -105,13 +101,13 @@ function renderApiKey(key: keysRepo.StoredApiKey) {
 /** A new key; its secret is returned here and never again (only its SHA-256 is stored). */
 export async function createApiKey(db: Kysely<DB>, body: unknown) {
   const input = parseBody(createKeyBody, body);
-  const secret = API_KEY_PREFIX + randomBytes(32).toString('base64url');
+  const secret = generateSecret(API_KEY_PREFIX);
   const key = await keysRepo.insertApiKey(
     db,
     {
       id: randomUUID(),
       name: input.name,
-      prefix: secret.slice(0, PREFIX_LENGTH),
+      prefix: secretPrefix(secret, API_KEY_PREFIX),
       secretHash: hashSecret(secret),
     },
     new Date(),
@@ -131,9 +127,9 @@ export async function revokeApiKey(db: Kysely<DB>, id: string) {
 
 /** The id of the key `secret` is, when it is a key that has not been revoked. */
 export async function checkApiKey(db: Kysely<DB>, secret: string): Promise<string | undefined> {
-  if (!looksLikeApiKey(secret)) return undefined;
+  if (!looksLikeSecret(secret, API_KEY_PREFIX)) return undefined;
   const presented = hashSecret(secret);
-  const candidates = await keysRepo.apiKeysWithPrefix(db, secret.slice(0, PREFIX_LENGTH));
+  const candidates = await keysRepo.apiKeysWithPrefix(db, secretPrefix(secret, API_KEY_PREFIX));
   const key = candidates.find((c) => hashMatches(presented, c.secretHash));
   if (!key || key.revoked) return undefined;
   return key.id;

@@ -1,11 +1,16 @@
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
-/** Token secrets are 256 random bits, base64url, with a recognisable prefix for secret scanners. */
+/**
+ * Secrets are 256 random bits, base64url, after a recognisable prefix for secret scanners: SCIM tokens
+ * `scimd_`, the product's read-only API keys `scimdkey_`.
+ */
 const TOKEN_PREFIX = 'scimd_';
-const PREFIX_LENGTH = TOKEN_PREFIX.length + 8;
+export const API_KEY_PREFIX = 'scimdkey_';
+/** Characters after the prefix that are stored in clear. */
+const CLEAR_LENGTH = 8;
 
-export function generateSecret(): string {
-  return TOKEN_PREFIX + randomBytes(32).toString('base64url');
+export function generateSecret(prefix = TOKEN_PREFIX): string {
+  return prefix + randomBytes(32).toString('base64url');
 }
 
 /** SHA-256 of a secret, as stored. (crypto.hash: a seventh of createHash's cost for a short text.) */
@@ -19,12 +24,12 @@ export function secretDigest(secret: string): string {
 }
 
 /** The part of a secret that is stored in clear, shown in listings and used to find the row. */
-export function secretPrefix(secret: string): string {
-  return secret.slice(0, PREFIX_LENGTH);
+export function secretPrefix(secret: string, prefix = TOKEN_PREFIX): string {
+  return secret.slice(0, prefix.length + CLEAR_LENGTH);
 }
 
-export function looksLikeSecret(value: string): boolean {
-  return value.startsWith(TOKEN_PREFIX) && value.length > PREFIX_LENGTH;
+export function looksLikeSecret(value: string, prefix = TOKEN_PREFIX): boolean {
+  return value.startsWith(prefix) && value.length > prefix.length + CLEAR_LENGTH;
 }
 
 /** Compares the hash of a presented secret with a stored hash in constant time. */

@@ -144,7 +144,8 @@ export class WebhookDispatcher {
             )
           : [];
       if (due.length === 0 && fresh.length === 0) {
-        if (position < last && !(await this.moveTo(endpoint, position, last))) return false;
+        // Past changes it does not subscribe to.
+        if (position < last) await this.moveTo(endpoint, position, last);
         return false;
       }
       const blocked = await repo.resourcesPending(
