@@ -9,6 +9,7 @@ import * as groupMemberChanges from './2026-11-23T03-00_group-member-changes.js'
 import * as mergePatch from './2026-11-24T00-00_merge-patch.js';
 import * as changeFeed from './2026-11-26T00-00_change-feed.js';
 import * as webhooks from './2026-11-27T00-00_webhooks.js';
+import * as numberChangesUnlocked from './2026-11-28T00-00_number-changes-unlocked.js';
 
 // Every migration, by name; Kysely runs them in name order. Add new files here.
 export const migrations: Record<string, Migration> = {
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-24T00-00_merge-patch': mergePatch,
   '2026-11-26T00-00_change-feed': changeFeed,
   '2026-11-27T00-00_webhooks': webhooks,
+  '2026-11-28T00-00_number-changes-unlocked': numberChangesUnlocked,
 };

@@ -5,7 +5,10 @@
 import { lookup as dnsLookup } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 
-const internal = new BlockList();
+// One list per family: a BlockList checks an IPv4 address against IPv6 rules as IPv4-mapped, so one
+// shared list with ::ffff:0:0/96 would refuse every IPv4 address.
+const internalV4 = new BlockList();
+const internalV6 = new BlockList();
 for (const [net, bits] of [
   ['0.0.0.0', 8],
   ['10.0.0.0', 8],
@@ -19,7 +22,7 @@ for (const [net, bits] of [
   ['224.0.0.0', 4],
   ['240.0.0.0', 4],
 ] as const)
-  internal.addSubnet(net, bits, 'ipv4');
+  internalV4.addSubnet(net, bits, 'ipv4');
 for (const [net, bits] of [
   ['::', 128],
   ['::1', 128],
@@ -29,7 +32,7 @@ for (const [net, bits] of [
   ['fe80::', 10],
   ['ff00::', 8],
 ] as const)
-  internal.addSubnet(net, bits, 'ipv6');
+  internalV6.addSubnet(net, bits, 'ipv6');
 
 /** Whether `address` (an IP) is one a delivery must not reach. */
 function isInternalAddress(address: string): boolean {
@@ -37,9 +40,9 @@ function isInternalAddress(address: string): boolean {
   if (family === 0) return false;
   if (family === 6 && address.toLowerCase().startsWith('::ffff:')) {
     const v4 = address.slice(7);
-    if (isIP(v4) === 4) return internal.check(v4, 'ipv4');
+    if (isIP(v4) === 4) return internalV4.check(v4, 'ipv4');
   }
-  return internal.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  return family === 4 ? internalV4.check(address, 'ipv4') : internalV6.check(address, 'ipv6');
 }
 
 /** Why `url` may not receive deliveries, or undefined when it may. */
@@ -58,23 +61,26 @@ export function refusedUrl(url: string, allowPrivate: boolean): string | undefin
   return undefined;
 }
 
-/** A DNS lookup for the sending agents that refuses internal addresses. */
-export const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
-  dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
-    if (error) return callback(error, '', 0);
-    const list = addresses as { address: string; family: number }[];
-    const refused = list.find((a) => isInternalAddress(a.address));
-    if (refused) {
-      const denied = Object.assign(
-        new Error(`${hostname} resolves to an internal address (${refused.address})`),
-        {
-          code: 'EADDRNOTALLOWED',
-        },
-      );
-      return callback(denied, '', 0);
-    }
-    if ((options as { all?: boolean }).all)
-      return (callback as (e: null, a: typeof list) => void)(null, list);
-    callback(null, list[0]!.address, list[0]!.family);
-  });
-};
+/** A DNS lookup on `resolve` (dns.lookup, or a test's) that refuses internal addresses. */
+export function publicOnly(resolve: typeof dnsLookup): LookupFunction {
+  return (hostname, options, callback) => {
+    resolve(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, '', 0);
+      const list = addresses as { address: string; family: number }[];
+      const refused = list.find((a) => isInternalAddress(a.address));
+      if (refused) {
+        const denied = Object.assign(
+          new Error(`${hostname} resolves to an internal address (${refused.address})`),
+          { code: 'EADDRNOTALLOWED' },
+        );
+        return callback(denied, '', 0);
+      }
+      if ((options as { all?: boolean }).all)
+        return (callback as (e: null, a: typeof list) => void)(null, list);
+      callback(null, list[0]!.address, list[0]!.family);
+    });
+  };
+}
+
+/** The lookup deliveries connect with unless private targets are allowed. */
+export const publicOnlyLookup = publicOnly(dnsLookup);

@@ -49,6 +49,11 @@ export class WebhookDispatcher {
   private readonly holder = `${process.pid}-${randomBytes(6).toString('hex')}`;
   private readonly sender: Sender;
   private readonly leaseMs: number;
+  /** When this process renews its leases next. */
+  private renewAt = 0;
+  /** The newest feed position this process has heard of, and the newest a turn has served up to. */
+  private newest = 0n;
+  private served = 0n;
   private running: Promise<void> | undefined;
   private stopped = false;
   private wake: (() => void) | undefined;
@@ -63,14 +68,17 @@ export class WebhookDispatcher {
     this.sender = new Sender({
       timeoutMs: options.timeoutMs,
       allowPrivate: options.allowPrivate,
-      maxSockets: options.concurrency,
+      connections: options.concurrency,
     });
     // Long enough that a turn (a wave of requests, each within its time limit) never outlives it.
     this.leaseMs = Math.max(30_000, 3 * options.timeoutMs);
   }
 
   start(): void {
-    this.unsubscribe = this.feed.onAdvance(() => this.wake?.());
+    this.unsubscribe = this.feed.onAdvance((last) => {
+      if (last > this.newest) this.newest = last;
+      this.wake?.();
+    });
     this.running = this.loop();
   }
 
@@ -81,7 +89,7 @@ export class WebhookDispatcher {
     this.wake?.();
     await this.running;
     await repo.releaseEndpoints(this.db, this.holder).catch(() => {});
-    this.sender.close();
+    await this.sender.close();
   }
 
   private async loop(): Promise<void> {
@@ -92,7 +100,8 @@ export class WebhookDispatcher {
       } catch (err) {
         this.options.logger?.warn({ err }, 'webhook dispatch failed; trying again');
       }
-      if (!busy && !this.stopped) {
+      // Changes heard of during the turn are served at once.
+      if (!busy && !this.stopped && this.newest <= this.served) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, IDLE_MS);
           this.wake = () => {
@@ -107,14 +116,32 @@ export class WebhookDispatcher {
 
   /** One pass over this process's endpoints; true when there may be more to send at once. */
   private async turn(): Promise<boolean> {
-    const endpoints = await repo.leaseEndpoints(this.db, this.holder, this.leaseMs);
+    let endpoints = await repo.endpointsToServe(this.db, this.holder);
     if (endpoints.length === 0) return false;
-    const { last } = await numberChanges(this.db);
+    if (Date.now() >= this.renewAt || endpoints.some((e) => !e.held)) {
+      endpoints = await repo.leaseEndpoints(this.db, this.holder, this.leaseMs);
+      this.renewAt = Date.now() + this.leaseMs / 3;
+    }
+    const last = await this.lastPosition();
     const busy = await Promise.all(endpoints.map((endpoint) => this.serve(endpoint, last)));
     return busy.some(Boolean);
   }
 
-  private async serve(endpoint: repo.StoredEndpoint, last: bigint): Promise<boolean> {
+  /**
+   * The feed's last position: the newest this process has heard of, or, when it has heard of none
+   * since the last turn, the database's (which also numbers what committed meanwhile, and sees other
+   * processes' changes where LISTEN is not available).
+   */
+  private async lastPosition(): Promise<bigint> {
+    if (this.newest <= this.served) {
+      const { last } = await numberChanges(this.db);
+      if (last > this.newest) this.newest = last;
+    }
+    this.served = this.newest;
+    return this.newest;
+  }
+
+  private async serve(endpoint: repo.ServedEndpoint, last: bigint): Promise<boolean> {
     const secret = this.box.open(endpoint.secretBox);
     if (secret === undefined) {
       await repo.disableEndpoint(
@@ -125,12 +152,14 @@ export class WebhookDispatcher {
       return false;
     }
     let position = endpoint.feedPosition;
+    // Without rows waiting, a wave is the feed alone: no query for retries or queued changes.
+    let hasPending = endpoint.hasPending;
     const started = Date.now();
-    // A wave sends up to this many, `concurrency` at a time, and records them in one transaction.
+    // A wave sends up to this many, `concurrency` at a time, and records them in one statement.
     const wave = this.options.concurrency * WAVE_PER_REQUEST_SLOT;
     while (!this.stopped && Date.now() - started < this.leaseMs / 3) {
       // Retries, and changes queued behind a failed one of their resource, come first.
-      const due = await repo.dueDeliveries(this.db, endpoint.id, wave);
+      const due = hasPending ? await repo.dueDeliveries(this.db, endpoint.id, wave) : [];
       // Then the feed after the endpoint's position: sent at once unless their resource has a
       // delivery pending, or comes twice in the wave; those are queued as rows, to go after it.
       const fresh =
@@ -148,11 +177,13 @@ export class WebhookDispatcher {
         if (position < last) await this.moveTo(endpoint, position, last);
         return false;
       }
-      const blocked = await repo.resourcesPending(
-        this.db,
-        endpoint.id,
-        fresh.map((c) => c.resourceId),
-      );
+      const blocked = hasPending
+        ? await repo.resourcesPending(
+            this.db,
+            endpoint.id,
+            fresh.map((c) => c.resourceId),
+          )
+        : new Set<string>();
       for (const d of due) blocked.add(d.change?.resourceId ?? '');
       const sending: StoredChange[] = [];
       const queued: StoredChange[] = [];
@@ -192,7 +223,8 @@ export class WebhookDispatcher {
         return false; // another process holds the endpoint now
       }
       position = through;
-      const disable = [...retried, ...sent].find((a) => a.disableBecause)?.disableBecause;
+      if (queued.length > 0 || results.some((a) => a.outcome === 'retry')) hasPending = true;
+      const disable = results.find((a) => a.disableBecause)?.disableBecause;
       if (disable) {
         await repo.disableEndpoint(this.db, endpoint.id, disable);
         this.options.logger?.warn({ webhookId: endpoint.id, reason: disable }, 'webhook endpoint disabled');
@@ -203,7 +235,7 @@ export class WebhookDispatcher {
   }
 
   /** Moves the endpoint past changes it does not subscribe to. */
-  private moveTo(endpoint: repo.StoredEndpoint, from: bigint, through: bigint): Promise<boolean> {
+  private moveTo(endpoint: repo.ServedEndpoint, from: bigint, through: bigint): Promise<boolean> {
     return repo.recordWave(this.db, endpoint.id, this.holder, { from, through }, [], []);
   }
 

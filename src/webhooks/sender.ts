@@ -1,7 +1,7 @@
-// One HTTP POST of a delivery, with a time limit, over kept-alive connections. Unless private targets
-// are allowed, the address connected to is checked (publicOnlyLookup), not only the URL.
-import http from 'node:http';
-import https from 'node:https';
+// One HTTP POST of a delivery, with a time limit, over kept-alive connections (undici). Unless private
+// targets are allowed, the address connected to is checked (publicOnlyLookup), not only the URL.
+import type { LookupFunction } from 'node:net';
+import { Agent, request } from 'undici';
 import { publicOnlyLookup, refusedUrl } from './address.js';
 
 export interface Sent {
@@ -14,77 +14,73 @@ export interface Sent {
   readonly error?: string;
 }
 
+export interface SenderOptions {
+  /** How long the receiver has to connect and to answer. */
+  readonly timeoutMs: number;
+  /** Allows http and internal addresses (development and tests). */
+  readonly allowPrivate: boolean;
+  /** Connections to one receiver at most. */
+  readonly connections: number;
+  /** How host names are resolved when private targets are not allowed (tests give their own). */
+  readonly lookup?: LookupFunction;
+}
+
 /** How much of an answer is read: the status is what counts. */
 const MAX_ANSWER_BYTES = 64 * 1024;
 
 export class Sender {
-  private readonly agents: { http: http.Agent; https: https.Agent };
+  private readonly agent: Agent;
 
-  constructor(private readonly options: { timeoutMs: number; allowPrivate: boolean; maxSockets: number }) {
-    const lookup = options.allowPrivate ? undefined : publicOnlyLookup;
-    const common = { keepAlive: true, maxSockets: options.maxSockets, ...(lookup ? { lookup } : {}) };
-    this.agents = { http: new http.Agent(common), https: new https.Agent(common) };
-  }
-
-  send(url: string, body: string, headers: Record<string, string>): Promise<Sent> {
-    const started = performance.now();
-    const elapsed = () => Math.round(performance.now() - started);
-    const refused = refusedUrl(url, this.options.allowPrivate);
-    if (refused) return Promise.resolve({ latencyMs: 0, error: `the URL ${refused}` });
-    const target = new URL(url);
-    const client = target.protocol === 'https:' ? https : http;
-    return new Promise((resolve) => {
-      let settled = false;
-      const done = (sent: Sent) => {
-        if (settled) return;
-        settled = true;
-        resolve(sent);
-      };
-      const req = client.request(
-        target,
-        {
-          method: 'POST',
-          agent: target.protocol === 'https:' ? this.agents.https : this.agents.http,
-          headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-          timeout: this.options.timeoutMs,
-        },
-        (res) => {
-          let read = 0;
-          res.on('data', (chunk: Buffer) => {
-            read += chunk.length;
-            if (read > MAX_ANSWER_BYTES) res.destroy();
-          });
-          const finish = () => {
-            const status = res.statusCode ?? 0;
-            const retryAfterMs = retryAfter(res.headers['retry-after']);
-            done({ status, latencyMs: elapsed(), ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
-          };
-          res.on('end', finish);
-          res.on('close', finish);
-          res.on('error', finish);
-        },
-      );
-      req.on('timeout', () => {
-        req.destroy();
-        done({ latencyMs: elapsed(), error: `no answer within ${this.options.timeoutMs} ms` });
-      });
-      req.on('error', (error: NodeJS.ErrnoException) =>
-        done({ latencyMs: elapsed(), error: error.code ? `${error.code}: ${error.message}` : error.message }),
-      );
-      req.end(body);
+  constructor(private readonly options: SenderOptions) {
+    const lookup = options.allowPrivate ? undefined : (options.lookup ?? publicOnlyLookup);
+    this.agent = new Agent({
+      connections: options.connections,
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+      connect: { timeout: options.timeoutMs, ...(lookup ? { lookup } : {}) },
     });
   }
 
-  close(): void {
-    this.agents.http.destroy();
-    this.agents.https.destroy();
+  async send(url: string, body: string, headers: Record<string, string>): Promise<Sent> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    const refused = refusedUrl(url, this.options.allowPrivate);
+    if (refused) return { latencyMs: 0, error: `the URL ${refused}` };
+    try {
+      const answer = await request(url, { method: 'POST', body, headers, dispatcher: this.agent });
+      // The status is the answer; a body cut short does not change it.
+      await answer.body.dump({ limit: MAX_ANSWER_BYTES }).catch(() => {});
+      const retryAfterMs = retryAfter(answer.headers['retry-after']);
+      return {
+        status: answer.statusCode,
+        latencyMs: elapsed(),
+        ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+      };
+    } catch (err) {
+      return { latencyMs: elapsed(), error: failure(err as NodeJS.ErrnoException, this.options.timeoutMs) };
+    }
+  }
+
+  close(): Promise<void> {
+    return this.agent.destroy();
   }
 }
 
+const TIMEOUTS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/** Why a request got no answer, in words an administrator reads in the delivery log. */
+function failure(error: NodeJS.ErrnoException, timeoutMs: number): string {
+  if (error.code && TIMEOUTS.has(error.code)) return `no answer within ${timeoutMs} ms`;
+  // undici wraps a failed connection; its cause says why (refused, unknown host, internal address).
+  const cause = (error.cause as NodeJS.ErrnoException | undefined) ?? error;
+  return cause.code ? `${cause.code}: ${cause.message}` : cause.message;
+}
+
 /** Retry-After as seconds or an HTTP date, in milliseconds from now. */
-function retryAfter(value: string | undefined): number | undefined {
-  if (!value) return undefined;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
-  const at = Date.parse(value);
+function retryAfter(value: string | string[] | undefined): number | undefined {
+  const text = (Array.isArray(value) ? value[0] : value)?.trim();
+  if (!text) return undefined;
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const at = Date.parse(text);
   return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
 }

@@ -127,15 +127,49 @@ export async function disableEndpoint(db: Kysely<DB>, id: string, reason: string
     .execute();
 }
 
+/** An active endpoint as a dispatcher sees it. */
+export interface ServedEndpoint extends StoredEndpoint {
+  /** Whether this process holds its lease (otherwise nobody does, or the lease lapsed). */
+  readonly held: boolean;
+  /** Whether any of its deliveries waits as a row (a retry, or a change queued behind its resource's). */
+  readonly hasPending: boolean;
+}
+
+const servedColumns = (holder: string) =>
+  [
+    sql<boolean>`leased_by is not distinct from ${holder} and leased_until >= now()`.as('held'),
+    sql<boolean>`exists (select 1 from webhook_deliveries d where d.endpoint_id = webhook_endpoints.id and d.state = 'pending')`.as(
+      'has_pending',
+    ),
+  ] as const;
+
+/** The active endpoints this process holds, and those nobody holds or whose holder stopped renewing. */
+export async function endpointsToServe(db: Kysely<DB>, holder: string): Promise<ServedEndpoint[]> {
+  const rows = await db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .select(servedColumns(holder))
+    .where('state', '=', 'active')
+    .where((eb) =>
+      eb.or([
+        eb('leased_by', '=', holder),
+        eb('leased_until', 'is', null),
+        eb('leased_until', '<', sql<Date>`now()`),
+      ]),
+    )
+    .execute();
+  return rows.map((row) => ({ ...toEndpoint(row), held: row.held, hasPending: row.has_pending }));
+}
+
 /**
- * The active endpoints this process may send to for the next `leaseMs`: those it holds already, and
- * those nobody holds or whose holder stopped renewing (a process that ended).
+ * Takes or renews, for the next `leaseMs`, the active endpoints this process holds and those nobody
+ * holds or whose holder stopped renewing (a process that ended).
  */
 export async function leaseEndpoints(
   db: Kysely<DB>,
   holder: string,
   leaseMs: number,
-): Promise<StoredEndpoint[]> {
+): Promise<ServedEndpoint[]> {
   const rows = await db
     .updateTable('webhook_endpoints')
     .set({ leased_by: holder, leased_until: sql`now() + ${`${leaseMs} milliseconds`}::interval` })
@@ -148,8 +182,9 @@ export async function leaseEndpoints(
       ]),
     )
     .returningAll()
+    .returning(servedColumns(holder))
     .execute();
-  return rows.map(toEndpoint);
+  return rows.map((row) => ({ ...toEndpoint(row), held: true, hasPending: row.has_pending }));
 }
 
 /** Lets go of this process's endpoints (a graceful stop), so another takes them at once. */
@@ -186,8 +221,8 @@ export interface Taken {
 }
 
 /**
- * Records a wave in one transaction: moves the endpoint's feed position from `from` to `through`
- * (only while this process holds the lease and nobody moved it), writes a row for each change taken
+ * Records a wave in one statement: moves the endpoint's feed position from `from` to `through` (only
+ * while this process holds the lease and nobody moved it), writes a row for each change taken
  * (delivered, to retry, or queued), and what each retry came to. False when the lease was lost: then
  * nothing is recorded, and whoever holds the endpoint sends those changes again.
  */
@@ -199,36 +234,47 @@ export async function recordWave(
   taken: readonly Taken[],
   retries: readonly Attempt[],
 ): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
-    if (move.through > move.from) {
-      const moved = await trx
-        .updateTable('webhook_endpoints')
-        .set({ feed_position: move.through.toString() })
-        .where('id', '=', endpointId)
-        .where('leased_by', '=', holder)
-        .where('feed_position', '=', move.from.toString())
-        .executeTakeFirst();
-      if (moved.numUpdatedRows === 0n) return false;
-    }
-    if (taken.length > 0) {
-      const values = taken.map(({ change, attempt }) => {
-        const state = attempt === undefined || attempt.outcome === 'retry' ? 'pending' : attempt.outcome;
-        return sql`(${change.cursor}::bigint, ${change.id}::bigint, ${change.resourceId}::uuid, ${change.type}::text,
-          ${state}::text, ${attempt ? 1 : 0}::integer, ${attempt?.retryInMs ?? 0}::bigint, ${attempt?.status ?? null}::integer,
-          ${attempt?.error ?? null}::text, ${attempt?.latencyMs ?? null}::integer)`;
-      });
-      await sql`
-        insert into webhook_deliveries (endpoint_id, position, change_id, resource_id, type, state, attempts,
-          next_attempt_at, last_status, last_error, last_latency_ms, delivered_at, created_at)
-        select ${endpointId}::uuid, v.position, v.change_id, v.resource_id, v.type, v.state, v.attempts,
-          now() + v.retry_in * interval '1 millisecond', v.status, v.error, v.latency,
-          case when v.state = 'delivered' then now() end, now()
-        from (values ${sql.join(values)}) as v(position, change_id, resource_id, type, state, attempts, retry_in, status, error, latency)
-        on conflict (endpoint_id, position) do nothing`.execute(trx);
-    }
-    await recordAttempts(trx, endpointId, retries);
-    return true;
-  });
+  const steps = [
+    sql`moved as (
+      update webhook_endpoints set feed_position = ${move.through.toString()}::bigint
+      where id = ${endpointId} and leased_by = ${holder} and feed_position = ${move.from.toString()}::bigint
+      returning id)`,
+  ];
+  if (taken.length > 0) {
+    const values = taken.map(({ change, attempt }) => {
+      const state = attempt === undefined || attempt.outcome === 'retry' ? 'pending' : attempt.outcome;
+      return sql`(${change.cursor}::bigint, ${change.id}::bigint, ${change.resourceId}::uuid, ${change.type}::text,
+        ${state}::text, ${attempt ? 1 : 0}::integer, ${attempt?.retryInMs ?? 0}::bigint, ${attempt?.status ?? null}::integer,
+        ${attempt?.error ?? null}::text, ${attempt?.latencyMs ?? null}::integer)`;
+    });
+    steps.push(sql`taken as (
+      insert into webhook_deliveries (endpoint_id, position, change_id, resource_id, type, state, attempts,
+        next_attempt_at, last_status, last_error, last_latency_ms, delivered_at, created_at)
+      select moved.id, v.position, v.change_id, v.resource_id, v.type, v.state, v.attempts,
+        now() + v.retry_in * interval '1 millisecond', v.status, v.error, v.latency,
+        case when v.state = 'delivered' then now() end, now()
+      from moved cross join (values ${sql.join(values)})
+        as v(position, change_id, resource_id, type, state, attempts, retry_in, status, error, latency)
+      on conflict (endpoint_id, position) do nothing)`);
+  }
+  if (retries.length > 0) {
+    const values = retries.map(
+      (a) =>
+        sql`(${a.position.toString()}::bigint, ${a.outcome}::text, ${a.status}::integer, ${a.latencyMs}::integer, ${a.error}::text, ${a.retryInMs ?? 0}::bigint)`,
+    );
+    steps.push(sql`retried as (
+      update webhook_deliveries d set
+        attempts = d.attempts + 1,
+        state = case when v.outcome = 'retry' then 'pending' else v.outcome end,
+        last_status = v.status, last_latency_ms = v.latency, last_error = v.error,
+        delivered_at = case when v.outcome = 'delivered' then now() else d.delivered_at end,
+        next_attempt_at = case when v.outcome = 'retry' then now() + v.retry_in * interval '1 millisecond' else d.next_attempt_at end
+      from moved, (values ${sql.join(values)}) as v(position, outcome, status, latency, error, retry_in)
+      where d.endpoint_id = moved.id and d.position = v.position)`);
+  }
+  const { rows } = await sql<{ recorded: boolean }>`
+    with ${sql.join(steps)} select exists (select 1 from moved) as recorded`.execute(db);
+  return rows[0]!.recorded;
 }
 
 export interface DueDelivery {
@@ -286,28 +332,6 @@ export interface Attempt {
   /** When to try again; undefined when delivered (or given up as expired). */
   readonly retryInMs?: number;
   readonly outcome: 'delivered' | 'retry' | 'expired';
-}
-
-/** Records what each attempt of one wave came to, in one statement. */
-async function recordAttempts(
-  db: Kysely<DB>,
-  endpointId: string,
-  attempts: readonly Attempt[],
-): Promise<void> {
-  if (attempts.length === 0) return;
-  const values = attempts.map(
-    (a) =>
-      sql`(${a.position.toString()}::bigint, ${a.outcome}::text, ${a.status}::integer, ${a.latencyMs}::integer, ${a.error}::text, ${a.retryInMs ?? 0}::bigint)`,
-  );
-  await sql`
-    update webhook_deliveries d set
-      attempts = d.attempts + 1,
-      state = case when v.outcome = 'retry' then 'pending' else v.outcome end,
-      last_status = v.status, last_latency_ms = v.latency, last_error = v.error,
-      delivered_at = case when v.outcome = 'delivered' then now() else d.delivered_at end,
-      next_attempt_at = case when v.outcome = 'retry' then now() + v.retry_in * interval '1 millisecond' else d.next_attempt_at end
-    from (values ${sql.join(values)}) as v(position, outcome, status, latency, error, retry_in)
-    where d.endpoint_id = ${endpointId} and d.position = v.position`.execute(db);
 }
 
 export interface DeliveryView {
