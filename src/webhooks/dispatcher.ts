@@ -117,7 +117,10 @@ export class WebhookDispatcher {
   /** One pass over this process's endpoints; true when there may be more to send at once. */
   private async turn(): Promise<boolean> {
     let endpoints = await repo.endpointsToServe(this.db, this.holder);
-    if (endpoints.length === 0) return false;
+    if (endpoints.length === 0) {
+      this.served = this.newest; // nothing to serve it to
+      return false;
+    }
     if (Date.now() >= this.renewAt || endpoints.some((e) => !e.held)) {
       endpoints = await repo.leaseEndpoints(this.db, this.holder, this.leaseMs);
       this.renewAt = Date.now() + this.leaseMs / 3;
