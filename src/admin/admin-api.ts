@@ -17,6 +17,7 @@ import type { Logger } from '../log.js';
 import * as admin from './admin.service.js';
 import { AdminError } from './admin-errors.js';
 import * as feed from './feed.service.js';
+import * as schemas from './schemas.service.js';
 import { registerWebhookRoutes } from './webhooks.routes.js';
 import type { WebhookDeps } from './webhooks.service.js';
 
@@ -99,6 +100,25 @@ function buildRouter(deps: AdminApiDeps): Router {
   });
   router.get('/orgs/:orgId/tokens', async (ctx) => {
     ctx.body = { tokens: (await admin.listTokens(db, ctx.params.orgId!)).map(admin.renderToken) };
+  });
+  router.get('/orgs/:orgId/schemas', async (ctx) => {
+    ctx.body = { schemas: await schemas.listSchemas(db, ctx.params.orgId!) };
+  });
+  router.get('/orgs/:orgId/schemas/:urn', async (ctx) => {
+    ctx.body = await schemas.getSchema(db, ctx.params.orgId!, ctx.params.urn!);
+  });
+  router.put('/orgs/:orgId/schemas/:urn', async (ctx) => {
+    const { orgId, urn } = ctx.params as { orgId: string; urn: string };
+    const { schema, created } = await changeAuth(orgId, (trx) =>
+      schemas.putSchema(trx, orgId, urn, ctx.request.body),
+    );
+    ctx.status = created ? 201 : 200;
+    ctx.body = schema;
+  });
+  router.delete('/orgs/:orgId/schemas/:urn', async (ctx) => {
+    const { orgId, urn } = ctx.params as { orgId: string; urn: string };
+    await changeAuth(orgId, (trx) => schemas.deleteSchema(trx, orgId, urn));
+    ctx.status = 204;
   });
   registerWebhookRoutes(router, { db, ...deps.webhooks });
   router.get('/changes', async (ctx) => {

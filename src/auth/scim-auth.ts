@@ -60,6 +60,7 @@ export async function authenticateScimRequest(
       groupSync: token.group_sync,
       deprovisioning: token.deprovisioning as DeprovisioningMode,
       cursorKey: token.cursor_key,
+      schemasVersion: token.schemas_version,
     },
     tokenId: token.id,
     scopes: token.scopes as TokenScope[],

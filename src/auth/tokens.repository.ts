@@ -143,6 +143,7 @@ const tokensByPrefix = statement((db) =>
       'o.group_sync',
       'o.deprovisioning',
       'o.cursor_key',
+      'o.schemas_version',
     ])
     .where('t.org_id', '=', param('org'))
     .where('t.prefix', '=', param('prefix')),

@@ -14,6 +14,18 @@ export interface OrgsTable {
   deprovisioning: DeprovisioningMode;
   /** Signs this organization's paging cursors. */
   cursor_key: ColumnType<Buffer, Buffer | undefined, never>;
+  /** Moves with every change to the organization's own schemas (org_schemas). */
+  schemas_version: Generated<number>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface OrgSchemasTable {
+  org_id: string;
+  urn: string;
+  resource_type: 'User' | 'Group';
+  /** The RFC 7643 §7 schema, every characteristic spelled out (custom-schemas.ts). */
+  definition: ColumnType<unknown, string, string>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -173,6 +185,7 @@ export interface WebhookDeliveriesTable {
 
 export interface DB {
   orgs: OrgsTable;
+  org_schemas: OrgSchemasTable;
   scim_tokens: ScimTokensTable;
   users: UsersTable;
   groups: GroupsTable;

@@ -1,7 +1,6 @@
 // RFC 7644 §4 discovery documents, rendered from the schema registry and the capabilities.
 
 import type { ScimResource } from '../resources/validate.js';
-import { resourceTypes, schemas } from '../schema/registry.js';
 import type { AttributeDef, ResourceTypeDef, SchemaDef } from '../schema/types.js';
 import { capabilities } from './capabilities.js';
 
@@ -59,14 +58,6 @@ export function renderResourceType(type: ResourceTypeDef, baseUrl: string): Scim
   };
 }
 
-export function allResourceTypes(): ResourceTypeDef[] {
-  return Object.values(resourceTypes);
-}
-
-export function findResourceType(id: string): ResourceTypeDef | undefined {
-  return allResourceTypes().find((t) => t.id.toLowerCase() === id.toLowerCase());
-}
-
 function renderAttribute(attr: AttributeDef): Record<string, unknown> {
   return {
     name: attr.name,
@@ -93,8 +84,4 @@ export function renderSchema(schema: SchemaDef, baseUrl: string): ScimResource {
     attributes: schema.attributes.map(renderAttribute),
     meta: { resourceType: 'Schema', location: `${baseUrl}/Schemas/${schema.id}` },
   };
-}
-
-export function allSchemas(): readonly SchemaDef[] {
-  return schemas;
 }

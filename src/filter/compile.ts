@@ -90,6 +90,16 @@ export function compileCondition(condition: Condition, storage: StorageMapping):
       return sql<SqlBool>`(${dataColumn(storage)} ? ${sql.lit(condition.schema)})`;
     case 'compare':
       return compare(condition, storage);
+    case 'extensionProbe': {
+      const { operand } = condition;
+      const value = sql`lower(${param(filterParameter(condition.parameter))}::text)`;
+      const held = operand.sub
+        ? sql`jsonb_build_object(${sql.lit(operand.sub.toLowerCase())}, ${value})`
+        : value;
+      return sql<SqlBool>`(scim_extension_values(${dataColumn(storage)}) @> jsonb_build_object(${sql.lit(
+        operand.extension!.toLowerCase(),
+      )}, jsonb_build_object(${sql.lit(operand.attribute.toLowerCase())}, ${held})))`;
+    }
     case 'anyRow': {
       const relation = storage.relations[condition.relation]!;
       return sql<SqlBool>`exists (select 1 from ${relation.rows(storage.table)} and ${compileCondition(condition.condition, storage)})`;

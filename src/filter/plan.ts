@@ -59,6 +59,12 @@ export type Condition =
   /** A complex attribute kept in the data column has a value. */
   | { readonly kind: 'hasObject'; readonly extension?: string; readonly attribute: string }
   | { readonly kind: 'hasExtension'; readonly schema: string }
+  /** The index of custom extension values holds this (lower-cased) value for a json operand. */
+  | {
+      readonly kind: 'extensionProbe';
+      readonly operand: Extract<Operand, { kind: 'json' }>;
+      readonly parameter: number;
+    }
   /** Some row of a relation (a group's members, a user's groups) satisfies `condition`. */
   | { readonly kind: 'anyRow'; readonly relation: string; readonly condition: Condition }
   /** Some element of a jsonb array satisfies `condition`; `probe`: the index's value parameter. */
@@ -185,6 +191,11 @@ class Planner {
 
   constructor(private readonly storage: StorageMapping) {}
 
+  private indexesExtension(extension: string | undefined): boolean {
+    const unindexed = this.storage.unindexedExtensions;
+    return extension !== undefined && unindexed !== undefined && !unindexed.has(extension);
+  }
+
   private bind(value: unknown): number {
     return this.parameters.push(value) - 1;
   }
@@ -302,7 +313,12 @@ class Planner {
       return { kind: 'compare', operand, operator, parameter, folded, asText, cast: 'timestamptz' };
     }
     if (type === 'text') {
-      return { kind: 'compare', operand, operator, parameter: this.bind(String(value)), folded, asText };
+      const parameter = this.bind(String(value));
+      const condition: Condition = { kind: 'compare', operand, operator, parameter, folded, asText };
+      if (op !== 'eq' || operand.kind !== 'json' || !this.indexesExtension(operand.extension))
+        return condition;
+      // An organization's own string attribute: its index finds the candidates, the comparison decides.
+      return { kind: 'and', conditions: [{ kind: 'extensionProbe', operand, parameter }, condition] };
     }
     return { kind: 'compare', operand, operator, parameter: this.bind(value), folded, asText, cast: type };
   }

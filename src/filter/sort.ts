@@ -83,7 +83,10 @@ const sortKeys = derivedOncePerName<StorageMapping, SortKey>();
  * order and the storage alone, and Kysely's builders are immutable: each is built once.
  */
 export function compileSortKey(sort: SortSpec, storage: StorageMapping, createdColumn: string): SortKey {
-  return sortKeys(storage, `${createdColumn} ${sort.key}`, () => ({
+  // The same path may be an attribute of different characteristics in two organizations' registries.
+  const compared = sort.target && (sort.target.sub ?? sort.target.attribute);
+  const shape = compared ? ` ${compared.type} ${compared.caseExact}` : '';
+  return sortKeys(storage, `${createdColumn} ${sort.key}${shape}`, () => ({
     name: sort.key,
     ...sortExpression(sort, storage, createdColumn),
   }));

@@ -43,6 +43,11 @@ export interface StorageMapping {
    * an `eq` on their `value` adds a containment test the index can answer.
    */
   readonly indexedValues: ReadonlySet<string>;
+  /**
+   * Extensions other than these have their values in a GIN index on scim_extension_values(data) (an
+   * organization's own schemas); undefined: no such index. An `eq` on one of their strings probes it.
+   */
+  readonly unindexedExtensions?: ReadonlySet<string>;
 }
 
 export function isConstant(spec: ColumnSpec | ConstantSpec | ComputedSpec): spec is ConstantSpec {

@@ -22,11 +22,18 @@ const requireGroupSync: RouterMiddleware<ScimState> = async (ctx, next) => {
 
 export function registerGroupRoutes(router: Router<ScimState>): void {
   const guard = [requireScope('groups'), requireGroupSync] as const;
-  const withMembers = (projection: ProjectionParams) => isReturned(groups.groupType, projection, 'members');
+  const withMembers = (state: ScimState, projection: ProjectionParams) =>
+    isReturned(state.registry.types.Group, projection, 'members');
 
   const list = (state: ScimState, params: ListParams) =>
     search(
-      groups.searchableGroups(state.db, state.org.id, state.baseUrl, withMembers(params.projection)),
+      groups.searchableGroups(
+        state.db,
+        state.org.id,
+        state.registry.types.Group,
+        state.baseUrl,
+        withMembers(state, params.projection),
+      ),
       state.org,
       params,
     );
@@ -50,10 +57,11 @@ export function registerGroupRoutes(router: Router<ScimState>): void {
     projection: ProjectionParams,
     known?: StoredMember[],
   ) => {
-    const members = withMembers(projection)
+    const type = state.registry.types.Group;
+    const members = withMembers(state, projection)
       ? (known ?? (await groups.membersOf(db, state.org.id, group.id)))
       : undefined;
-    return projectAttributes(groups.renderGroup(group, state.baseUrl, members), groups.groupType, projection);
+    return projectAttributes(groups.renderGroup(group, type, state.baseUrl, members), type, projection);
   };
 
   // Creating a group is one statement with its members and its audit entry, like POST /Users.
@@ -63,8 +71,12 @@ export function registerGroupRoutes(router: Router<ScimState>): void {
       await auditedWrite(
         ctx.state,
         async (db, entryOf) => {
-          const created = await groups.createGroup(db, ctx.state.org.id, ctx.request.body, (id) =>
-            entryOf(201, id),
+          const created = await groups.createGroup(
+            db,
+            ctx.state.org.id,
+            ctx.state.registry.types.Group,
+            ctx.request.body,
+            (id) => entryOf(201, id),
           );
           return { status: 201, resourceId: created.group.id, body: created };
         },
@@ -89,7 +101,13 @@ export function registerGroupRoutes(router: Router<ScimState>): void {
   router.put('/Groups/:id', ...guard, async (ctx) => {
     const projection = projectionFromQuery(ctx.query);
     const { status, body } = await auditedWrite(ctx.state, async (trx) => {
-      const group = await groups.replaceGroup(trx, ctx.state.org.id, ctx.params.id!, ctx.request.body);
+      const group = await groups.replaceGroup(
+        trx,
+        ctx.state.org.id,
+        ctx.state.registry.types.Group,
+        ctx.params.id!,
+        ctx.request.body,
+      );
       return { status: 200, resourceId: group.id, body: await render(trx, ctx.state, group, projection) };
     });
     respond(ctx, status, body);
@@ -111,6 +129,7 @@ export function registerGroupRoutes(router: Router<ScimState>): void {
         const group = await groups.patchGroup(
           db,
           ctx.state.org.id,
+          ctx.state.registry.types.Group,
           ctx.params.id!,
           ctx.request.body,
           entryOf(status),

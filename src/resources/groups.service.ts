@@ -15,7 +15,8 @@ import {
   ServiceUnavailableError,
 } from '../http/scim-errors.js';
 import { isObject, sameJson } from '../json.js';
-import { findAttribute, GROUP_SCHEMA_URN, resourceTypes, topLevelAttributes } from '../schema/registry.js';
+import { findAttribute, resourceTypes, topLevelAttributes } from '../schema/registry.js';
+import type { ResourceTypeDef } from '../schema/types.js';
 import * as memberRepo from './group-members.repository.js';
 import type { NewMember, StoredGroup, StoredMember } from './groups.js';
 import * as repo from './groups.repository.js';
@@ -27,20 +28,24 @@ import type { Searchable } from './search.service.js';
 import { uniqueOn } from './uniqueness.js';
 import { type ScimResource, validateResource } from './validate.js';
 
-export const groupType = resourceTypes.Group;
+/** The standard Group type: its core attributes are every organization's. */
+const standardGroupType = resourceTypes.Group;
 const RELATIONS = new Set(['members']);
 /** The longest `display` a member may carry (the registry's members.display). */
 const MEMBER_DISPLAY_MAX_LENGTH =
-  findAttribute(findAttribute(topLevelAttributes(groupType), 'members')!.subAttributes!, 'display')!
+  findAttribute(findAttribute(topLevelAttributes(standardGroupType), 'members')!.subAttributes!, 'display')!
     .maxLength ?? Number.POSITIVE_INFINITY;
 
+/** The group, its members when read, and the extensions of `type` it carries (listed in `schemas`). */
 export function renderGroup(
   group: StoredGroup,
+  type: ResourceTypeDef,
   baseUrl: string,
   members: readonly StoredMember[] | undefined,
 ): ScimResource {
+  const carried = type.schemaExtensions.filter((e) => e.schema in group.attributes).map((e) => e.schema);
   return {
-    schemas: [GROUP_SCHEMA_URN],
+    schemas: [type.schema, ...carried],
     id: group.id,
     ...group.attributes,
     // Read: every member (possibly none). Not read (excludedAttributes=members): no key at all.
@@ -164,11 +169,12 @@ function separateMembers(attributes: ScimResource): { attributes: ScimResource; 
 export async function createGroup(
   db: Kysely<DB>,
   orgId: string,
+  type: ResourceTypeDef,
   body: unknown,
   audit: (id: string) => AuditEntry,
   now = new Date(),
 ): Promise<{ group: StoredGroup; members: NewMember[] }> {
-  const { attributes, members } = separateMembers(validateResource(groupType, 'create', body));
+  const { attributes, members } = separateMembers(validateResource(type, 'create', body));
   const rows = memberRows(members);
   await refuseNonUuids(db, orgId, rows);
   const id = randomUUID();
@@ -191,11 +197,12 @@ export async function membersOf(db: Kysely<DB>, orgId: string, groupId: string):
 export async function replaceGroup(
   db: Kysely<DB>,
   orgId: string,
+  type: ResourceTypeDef,
   id: string,
   body: unknown,
   now = new Date(),
 ) {
-  const { attributes, members } = separateMembers(validateResource(groupType, 'replace', body));
+  const { attributes, members } = separateMembers(validateResource(type, 'replace', body));
   const current = await repo.findGroup(db, orgId, id, { forUpdate: true });
   if (!current) throw groupNotFound(id);
   const rows = await checkedMembers(db, orgId, members);
@@ -303,6 +310,7 @@ function memberChangesById(operations: readonly DeferredOperation[]): memberRepo
 export async function patchGroup(
   db: Kysely<DB>,
   orgId: string,
+  type: ResourceTypeDef,
   id: string,
   body: unknown,
   audit: AuditEntry,
@@ -311,7 +319,7 @@ export async function patchGroup(
 ): Promise<StoredGroup | undefined> {
   const operations = parsePatchRequest(body);
   const options = { id, relations: RELATIONS };
-  const memberOperations = answer ? undefined : relationOperationsOf(operations, groupType, options);
+  const memberOperations = answer ? undefined : relationOperationsOf(operations, type, options);
   const unread = memberOperations && memberChangesById(memberOperations);
   if (unread) {
     await changeMembersById(db, orgId, id, unread, now, audit);
@@ -319,7 +327,7 @@ export async function patchGroup(
   }
   const current = await repo.findGroup(db, orgId, id);
   if (!current) throw groupNotFound(id);
-  const result = applyPatch(current.attributes, operations, groupType, options);
+  const result = applyPatch(current.attributes, operations, type, options);
   const changes = sameJson(separateMembers(result.attributes).attributes, current.attributes)
     ? memberChangesById(result.deferred)
     : undefined;
@@ -328,7 +336,7 @@ export async function patchGroup(
     return changed ? { ...current, lastModified: now } : current;
   }
   return db.transaction().execute(async (trx) => {
-    const group = await patchGroupLocked(trx, orgId, id, operations, now);
+    const group = await patchGroupLocked(trx, orgId, type, id, operations, now);
     await insertAudit(trx, [{ entry: audit, at: now }]);
     return group;
   });
@@ -353,13 +361,14 @@ async function changeMembersById(
 async function patchGroupLocked(
   db: Kysely<DB>,
   orgId: string,
+  type: ResourceTypeDef,
   id: string,
   operations: ReturnType<typeof parsePatchRequest>,
   now: Date,
 ): Promise<StoredGroup> {
   const current = await repo.findGroup(db, orgId, id, { forUpdate: true });
   if (!current) throw groupNotFound(id);
-  const result = applyPatch(current.attributes, operations, groupType, { id, relations: RELATIONS });
+  const result = applyPatch(current.attributes, operations, type, { id, relations: RELATIONS });
   let changedRows = 0;
   for (const op of result.deferred) changedRows += await applyMemberOperation(db, orgId, id, op, now);
   const attributes = separateMembers(result.attributes).attributes;
@@ -375,10 +384,11 @@ export async function deleteGroup(db: Kysely<DB>, orgId: string, id: string): Pr
 export const searchableGroups = (
   db: Kysely<DB>,
   orgId: string,
+  type: ResourceTypeDef,
   baseUrl: string,
   withMembers: boolean,
 ): Searchable<{ item: StoredGroup; related: StoredMember[] | undefined }> => ({
-  type: groupType,
+  type,
   storage: groupStorage,
   createdColumn: 'created_at',
   fetch: async (query) =>
@@ -386,5 +396,5 @@ export const searchableGroups = (
       await repo.listGroups(db, orgId, query),
       withMembers ? (ids) => memberRepo.listMembers(db, orgId, ids) : undefined,
     ),
-  render: ({ item, related }) => renderGroup(item, baseUrl, related),
+  render: ({ item, related }) => renderGroup(item, type, baseUrl, related),
 });

@@ -5,7 +5,7 @@ import type { Filter } from '../filter/ast.js';
 import { parsePatchPath } from '../filter/parse.js';
 import { type ResolvedFilter, resolveElementFilter } from '../filter/resolve.js';
 import { InvalidPathError } from '../http/scim-errors.js';
-import { findAttribute, findSchema, resolveAttributePath } from '../schema/registry.js';
+import { findAttribute, resolveAttributePath } from '../schema/registry.js';
 import type { AttributeDef, ResourceTypeDef } from '../schema/types.js';
 
 /** What a path names (RFC 7644 §3.5.2, `PATH = attrPath / valuePath [subAttr]`). */
@@ -26,10 +26,8 @@ export type Target =
 
 export function resolvePath(type: ResourceTypeDef, text: string): Target {
   // The extension URN alone names the whole extension object.
-  const asSchema = findSchema(text);
-  if (asSchema && type.schemaExtensions.some((e) => e.schema === asSchema.id)) {
-    return { kind: 'extension', schema: asSchema.id };
-  }
+  const asSchema = type.schemaExtensions.find((e) => e.schema.toLowerCase() === text.toLowerCase());
+  if (asSchema) return { kind: 'extension', schema: asSchema.schema };
   const parsed = parsePatchPath(text);
   const attrText = text.includes('[') ? text.slice(0, text.indexOf('[')) : text;
   // A bare `manager` (Entra's older tutorial) resolves through the registry like any path.

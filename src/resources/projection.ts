@@ -8,6 +8,7 @@ import {
   derivedOnce,
   extensionSchemasOf,
   resolveAttributePath,
+  resourceTypes,
 } from '../schema/registry.js';
 import type { AttributeDef, ResourceTypeDef } from '../schema/types.js';
 import type { ScimResource } from './validate.js';
@@ -198,6 +199,9 @@ export function returnsStoredWhole(type: ResourceTypeDef, params: ProjectionPara
 }
 
 const storedIsReturned = derivedOnce((type: ResourceTypeDef) => {
+  // An organization that has defined schemas of its own may store values of one it removed since,
+  // which only the registry's layout leaves out.
+  if (!Object.values(resourceTypes).includes(type)) return false;
   const returned = (attr: AttributeDef): boolean =>
     attr.mutability === 'writeOnly' ||
     ((attr.returned === 'default' || attr.returned === 'always') &&

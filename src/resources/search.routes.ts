@@ -16,15 +16,32 @@ import * as users from './users.service.js';
 export function registerRootSearch(router: Router<ScimState>): void {
   router.post('/.search', async (ctx) => {
     const params = listParamsFromSearchRequest(ctx.request.body);
-    const { db, org, scopes, baseUrl } = ctx.state;
+    const { db, org, scopes, baseUrl, registry } = ctx.state;
     const sources: Searchable<unknown>[] = [];
     if (scopes.includes('users')) {
-      const withGroups = isReturned(users.userType, params.projection, 'groups');
-      sources.push(users.searchableUsers(db, org.id, baseUrl, scopes, withGroups) as Searchable<unknown>);
+      const withGroups = isReturned(registry.types.User, params.projection, 'groups');
+      sources.push(
+        users.searchableUsers(
+          db,
+          org.id,
+          registry.types.User,
+          baseUrl,
+          scopes,
+          withGroups,
+        ) as Searchable<unknown>,
+      );
     }
     if (scopes.includes('groups') && org.groupSync) {
-      const withMembers = isReturned(groups.groupType, params.projection, 'members');
-      sources.push(groups.searchableGroups(db, org.id, baseUrl, withMembers) as Searchable<unknown>);
+      const withMembers = isReturned(registry.types.Group, params.projection, 'members');
+      sources.push(
+        groups.searchableGroups(
+          db,
+          org.id,
+          registry.types.Group,
+          baseUrl,
+          withMembers,
+        ) as Searchable<unknown>,
+      );
     }
     if (sources.length === 0) {
       throw new ForbiddenError(

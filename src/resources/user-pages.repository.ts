@@ -6,6 +6,7 @@ import { type Statement, unestimatedParam } from '../db/statement.js';
 import type { DB } from '../db/tables.js';
 import { compileCondition } from '../filter/compile.js';
 import type { StorageMapping } from '../filter/storage.js';
+import { ENTERPRISE_USER_SCHEMA_URN } from '../schema/registry.js';
 import { COUNT_OF } from './counts.repository.js';
 import {
   collectPage,
@@ -72,6 +73,7 @@ export const userStorage: StorageMapping = {
     },
   },
   indexedValues: new Set(['emails']),
+  unindexedExtensions: new Set([ENTERPRISE_USER_SCHEMA_URN]),
 };
 
 /** The organization's users (its id in the parameter `org`) that match the filter. */

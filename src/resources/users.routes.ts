@@ -12,24 +12,28 @@ import * as users from './users.service.js';
 
 export function registerUserRoutes(router: Router<ScimState>): void {
   const scope = requireScope('users');
-  const withGroups = (projection: ProjectionParams) => isReturned(users.userType, projection, 'groups');
+  const withGroups = (state: ScimState, projection: ProjectionParams) =>
+    isReturned(state.registry.types.User, projection, 'groups');
 
   /** Renders a user (read with its groups) as the projection asks and the token may see. */
-  const render = (state: ScimState, user: StoredUser, projection: ProjectionParams) =>
-    projectAttributes(
-      users.renderUser(users.visibleTo(user, state.scopes), state.baseUrl),
-      users.userType,
+  const render = (state: ScimState, user: StoredUser, projection: ProjectionParams) => {
+    const type = state.registry.types.User;
+    return projectAttributes(
+      users.renderUser(users.visibleTo(user, state.scopes), type, state.baseUrl),
+      type,
       projection,
     );
+  };
 
   const list = (state: ScimState, params: ListParams) =>
     search(
       users.searchableUsers(
         state.db,
         state.org.id,
+        state.registry.types.User,
         state.baseUrl,
         state.scopes,
-        withGroups(params.projection),
+        withGroups(state, params.projection),
       ),
       state.org,
       params,
@@ -51,7 +55,13 @@ export function registerUserRoutes(router: Router<ScimState>): void {
     const { body, resourceId } = await auditedWrite(
       ctx.state,
       async (db, entryOf) => {
-        const user = await users.createUser(db, ctx.state.org.id, ctx.request.body, (id) => entryOf(201, id));
+        const user = await users.createUser(
+          db,
+          ctx.state.org.id,
+          ctx.state.registry.types.User,
+          ctx.request.body,
+          (id) => entryOf(201, id),
+        );
         return { status: 201, resourceId: user.id, body: render(ctx.state, user, projection) };
       },
       { writesItsEntry: true },
@@ -75,6 +85,7 @@ export function registerUserRoutes(router: Router<ScimState>): void {
         const user = await users.replaceUser(
           db,
           ctx.state.org.id,
+          ctx.state.registry.types.User,
           ctx.params.id!,
           ctx.request.body,
           entryOf(200),
@@ -99,6 +110,7 @@ export function registerUserRoutes(router: Router<ScimState>): void {
         const user = await users.patchUser(
           db,
           ctx.state.org.id,
+          ctx.state.registry.types.User,
           ctx.params.id!,
           ctx.request.body,
           entryOf(status),

@@ -6,14 +6,8 @@ import { insertAudit } from '../audit/audit.repository.js';
 import type { DB, DeprovisioningMode, TokenScope } from '../db/tables.js';
 import { NotFoundError, ServiceUnavailableError } from '../http/scim-errors.js';
 import { sameJson } from '../json.js';
-import {
-  ENTERPRISE_USER_SCHEMA_URN,
-  findAttribute,
-  resourceTypes,
-  topLevelAttributes,
-  USER_SCHEMA_URN,
-} from '../schema/registry.js';
-import type { AttributeDef } from '../schema/types.js';
+import { findAttribute, resourceTypes, topLevelAttributes } from '../schema/registry.js';
+import type { AttributeDef, ResourceTypeDef } from '../schema/types.js';
 import { applyPatch, mergePatchOf } from './patch.js';
 import { parsePatchRequest } from './patch-request.js';
 import type { Searchable } from './search.service.js';
@@ -23,10 +17,11 @@ import type { StoredUser } from './users.js';
 import * as repo from './users.repository.js';
 import { type ScimResource, validateResource } from './validate.js';
 
-export const userType = resourceTypes.User;
+/** The standard User type: its core attributes are every organization's. */
+const standardUserType = resourceTypes.User;
 
 /** User.groups: the organization's groups, which a token without the groups scope may not read. */
-const groupsAttribute = findAttribute(topLevelAttributes(userType), 'groups')!;
+const groupsAttribute = findAttribute(topLevelAttributes(standardUserType), 'groups')!;
 const GROUPS_HIDDEN: ReadonlySet<AttributeDef> = new Set([groupsAttribute]);
 
 /** Whether a token may see which groups a user is in (a token's scopes limit the resource types it sees). */
@@ -39,39 +34,51 @@ export function visibleTo(user: StoredUser, scopes: readonly TokenScope[]): Stor
   return mayReadGroups(scopes) || user.groups === undefined ? user : { ...user, groups: undefined };
 }
 
-/** `groups` (RFC 7643 §4.1.2) appears when the user was read with its memberships and has some. */
-export function renderUser(user: StoredUser, baseUrl: string): ScimResource {
-  const { [ENTERPRISE_USER_SCHEMA_URN]: enterprise, ...core } = user.attributes;
-  const { schemas, id, groups, meta } = userEnvelope(user, baseUrl, enterprise !== undefined);
-  return {
-    schemas,
-    id,
-    ...core,
-    ...(groups ? { groups } : {}),
-    ...(enterprise ? { [ENTERPRISE_USER_SCHEMA_URN]: enterprise } : {}),
-    meta,
-  };
+/**
+ * `groups` (RFC 7643 §4.1.2) appears when the user was read with its memberships and has some; the
+ * extensions of `type` the user carries follow the core attributes, and `schemas` lists them.
+ */
+export function renderUser(user: StoredUser, type: ResourceTypeDef, baseUrl: string): ScimResource {
+  const core: ScimResource = {};
+  const extensions: ScimResource = {};
+  const carried: string[] = [];
+  for (const [key, value] of Object.entries(user.attributes)) {
+    if (isExtensionOf(type, key)) {
+      extensions[key] = value;
+      carried.push(key);
+    } else core[key] = value;
+  }
+  const { schemas, id, groups, meta } = userEnvelope(user, type, baseUrl, carried);
+  return { schemas, id, ...core, ...(groups ? { groups } : {}), ...extensions, meta };
 }
+
+const isExtensionOf = (type: ResourceTypeDef, key: string) =>
+  key.startsWith('urn:') && type.schemaExtensions.some((e) => e.schema === key);
 
 /**
  * The user as JSON text, its stored attributes joined in as read (undefined unless read as text):
  * what renderUser gives, without parsing and serializing them again. jsonb's text writes each key as
- * `"key": `, which no string value can contain (its quotes are escaped), so the extension's key
+ * `"key": `, which no string value can contain (its quotes are escaped), so an extension's key
  * shows whether the user carries it.
  */
-function renderUserJson(user: StoredUser, baseUrl: string): string | undefined {
+function renderUserJson(user: StoredUser, type: ResourceTypeDef, baseUrl: string): string | undefined {
   const { json } = user;
   if (json === undefined) return undefined;
-  const enterprise = json.includes(`"${ENTERPRISE_USER_SCHEMA_URN}": `);
-  const head = JSON.stringify(userEnvelope(user, baseUrl, enterprise));
+  const carried = type.schemaExtensions.filter((e) => json.includes(`"${e.schema}": `)).map((e) => e.schema);
+  const head = JSON.stringify(userEnvelope(user, type, baseUrl, carried));
   return json === '{}' ? head : `${head.slice(0, -1)},${json.slice(1)}`;
 }
 
 /** What a rendered user carries besides its stored attributes. */
-function userEnvelope(user: StoredUser, baseUrl: string, enterprise: boolean) {
+function userEnvelope(
+  user: StoredUser,
+  type: ResourceTypeDef,
+  baseUrl: string,
+  extensions: readonly string[],
+) {
   const { groups } = user;
   return {
-    schemas: enterprise ? [USER_SCHEMA_URN, ENTERPRISE_USER_SCHEMA_URN] : [USER_SCHEMA_URN],
+    schemas: [type.schema, ...extensions],
     id: user.id,
     ...(groups && groups.length > 0
       ? {
@@ -93,7 +100,7 @@ function userEnvelope(user: StoredUser, baseUrl: string, enterprise: boolean) {
 }
 
 /** The attributes with a default value (the registry's defaultValue): `active`. */
-const defaulted = topLevelAttributes(userType).filter((a) => a.defaultValue !== undefined);
+const defaulted = topLevelAttributes(standardUserType).filter((a) => a.defaultValue !== undefined);
 
 /**
  * What is stored of a validated body: no `schemas` (derived on output) and no writeOnly values, and
@@ -118,10 +125,11 @@ const uniqueUserName = <T>(write: Promise<T>) =>
 export async function createUser(
   db: Kysely<DB>,
   orgId: string,
+  type: ResourceTypeDef,
   body: unknown,
   audit?: (id: string) => AuditEntry,
 ): Promise<StoredUser> {
-  const attributes = toStoredAttributes(validateResource(userType, 'create', body));
+  const attributes = toStoredAttributes(validateResource(type, 'create', body));
   const id = randomUUID();
   return uniqueUserName(repo.insertUser(db, orgId, id, attributes, new Date(), audit?.(id)));
 }
@@ -139,11 +147,12 @@ export async function getUser(db: Kysely<DB>, orgId: string, id: string): Promis
 export async function replaceUser(
   db: Kysely<DB>,
   orgId: string,
+  type: ResourceTypeDef,
   id: string,
   body: unknown,
   audit: AuditEntry,
 ): Promise<StoredUser> {
-  const attributes = toStoredAttributes(validateResource(userType, 'replace', body));
+  const attributes = toStoredAttributes(validateResource(type, 'replace', body));
   const replaced = await uniqueUserName(repo.replaceUser(db, orgId, id, attributes, new Date(), audit));
   if (!replaced) throw userNotFound(id);
   return replaced;
@@ -163,12 +172,13 @@ const PATCH_ATTEMPTS = 100;
 export async function patchUser(
   db: Kysely<DB>,
   orgId: string,
+  type: ResourceTypeDef,
   id: string,
   body: unknown,
   audit: AuditEntry,
 ): Promise<StoredUser> {
   const operations = parsePatchRequest(body);
-  const merge = mergePatchOf(operations, userType, { id });
+  const merge = mergePatchOf(operations, type, { id });
   if (merge) {
     const merged = await uniqueUserName(
       repo.mergeIntoUser(db, orgId, id, storedPart(merge), new Date(), audit),
@@ -180,7 +190,7 @@ export async function patchUser(
     // Read without its groups: the write returns them.
     const current = await repo.findUser(db, orgId, id, { groups: false });
     if (!current) throw userNotFound(id);
-    const next = toStoredAttributes(applyPatch(current.attributes, operations, userType, { id }).attributes);
+    const next = toStoredAttributes(applyPatch(current.attributes, operations, type, { id }).attributes);
     if (sameJson(next, current.attributes)) {
       await insertAudit(db, [{ entry: audit, at: new Date() }]);
       return (await repo.findUser(db, orgId, id)) ?? current;
@@ -216,17 +226,18 @@ export async function deleteUser(
 export const searchableUsers = (
   db: Kysely<DB>,
   orgId: string,
+  type: ResourceTypeDef,
   baseUrl: string,
   scopes: readonly TokenScope[],
   withGroups: boolean,
 ): Searchable<StoredUser> => ({
-  type: userType,
+  type,
   ...(mayReadGroups(scopes) ? {} : { hidden: GROUPS_HIDDEN }),
   storage: userStorage,
   createdColumn: 'created_at',
   fetch: (query) => listUsers(db, orgId, query, { groups: withGroups && mayReadGroups(scopes) }),
-  render: (user) => renderUser(user, baseUrl),
-  renderWhole: (user) => renderUserJson(user, baseUrl),
+  render: (user) => renderUser(user, type, baseUrl),
+  renderWhole: (user) => renderUserJson(user, type, baseUrl),
 });
 
 function userNotFound(id: string): NotFoundError {

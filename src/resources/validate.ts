@@ -5,7 +5,13 @@ import { z } from 'zod';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../db/text.js';
 import { InvalidSyntaxError, InvalidValueError } from '../http/scim-errors.js';
 import { isObject } from '../json.js';
-import { coreSchemaOf, extensionSchemasOf, findAttribute, topLevelAttributes } from '../schema/registry.js';
+import {
+  coreSchemaOf,
+  derivedOncePerName,
+  extensionSchemasOf,
+  findAttribute,
+  topLevelAttributes,
+} from '../schema/registry.js';
 import type { AttributeDef, ResourceTypeDef, SchemaDef } from '../schema/types.js';
 
 /**
@@ -246,7 +252,8 @@ function prune(value: unknown): unknown {
   return value;
 }
 
-const validators = new Map<string, Validator>();
+/** One validator per resource type (each organization's own, when it has schemas) and context. */
+const validators = derivedOncePerName<ResourceTypeDef, Validator>();
 
 /** Validates and canonicalises a resource body for a resource type and context. */
 export function validateResource(
@@ -254,8 +261,5 @@ export function validateResource(
   context: ValidationContext,
   body: unknown,
 ): ScimResource {
-  const key = `${type.id}:${context}`;
-  const validator = validators.get(key) ?? buildValidator(type, context);
-  validators.set(key, validator);
-  return validator.parse(body);
+  return validators(type, context, () => buildValidator(type, context)).parse(body);
 }

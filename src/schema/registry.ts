@@ -42,8 +42,10 @@ export const commonAttributes: readonly AttributeDef[] = [
   ),
 ];
 
-export const schemas: readonly SchemaDef[] = [coreUserSchema, enterpriseUserSchema, coreGroupSchema];
+/** The schemas every organization has. */
+export const standardSchemas: readonly SchemaDef[] = [coreUserSchema, enterpriseUserSchema, coreGroupSchema];
 
+/** The resource types of an organization without schemas of its own. */
 export const resourceTypes: Readonly<Record<ResourceTypeName, ResourceTypeDef>> = {
   User: {
     id: 'User',
@@ -51,7 +53,9 @@ export const resourceTypes: Readonly<Record<ResourceTypeName, ResourceTypeDef>> 
     endpoint: '/Users',
     description: 'User Account',
     schema: USER_SCHEMA_URN,
-    schemaExtensions: [{ schema: ENTERPRISE_USER_SCHEMA_URN, required: false }],
+    schemaExtensions: [
+      { schema: ENTERPRISE_USER_SCHEMA_URN, required: false, definition: enterpriseUserSchema },
+    ],
   },
   Group: {
     id: 'Group',
@@ -63,11 +67,32 @@ export const resourceTypes: Readonly<Record<ResourceTypeName, ResourceTypeDef>> 
   },
 };
 
-const schemasByLowerId = new Map(schemas.map((s) => [s.id.toLowerCase(), s]));
-
-export function findSchema(urn: string): SchemaDef | undefined {
-  return schemasByLowerId.get(urn.toLowerCase());
+/**
+ * What one organization's requests resolve names against: its resource types (the standard ones, or
+ * copies extended with its own schemas) and every schema it has, in the order /Schemas lists them.
+ */
+export interface Registry {
+  readonly types: Readonly<Record<ResourceTypeName, ResourceTypeDef>>;
+  readonly schemas: readonly SchemaDef[];
 }
+
+export const standardRegistry: Registry = { types: resourceTypes, schemas: standardSchemas };
+
+const schemasByLowerId = derivedOnce(
+  (registry: Registry) => new Map(registry.schemas.map((s) => [s.id.toLowerCase(), s])),
+);
+
+/** A schema of the registry by its URN, case-insensitively. */
+export function findSchema(registry: Registry, urn: string): SchemaDef | undefined {
+  return schemasByLowerId(registry).get(urn.toLowerCase());
+}
+
+/** A resource type of the registry by its id, case-insensitively. */
+export function findResourceType(registry: Registry, id: string): ResourceTypeDef | undefined {
+  return Object.values(registry.types).find((t) => t.id.toLowerCase() === id.toLowerCase());
+}
+
+const standardByLowerId = new Map(standardSchemas.map((s) => [s.id.toLowerCase(), s]));
 
 /**
  * A value worked out once per registry object (a resource type, a list of attributes) and kept while
@@ -104,8 +129,8 @@ export function derivedOncePerName<K extends object, V>(): (key: K, name: string
 }
 
 const schemasOf = derivedOnce((type: ResourceTypeDef) => ({
-  core: findSchema(type.schema)!,
-  extensions: type.schemaExtensions.map((e) => findSchema(e.schema)!) as readonly SchemaDef[],
+  core: standardByLowerId.get(type.schema.toLowerCase())!,
+  extensions: type.schemaExtensions.map((e) => e.definition),
 }));
 
 export function coreSchemaOf(type: ResourceTypeDef): SchemaDef {

@@ -58,5 +58,13 @@ export interface ResourceTypeDef {
   readonly description: string;
   /** URN of the core schema */
   readonly schema: string;
-  readonly schemaExtensions: readonly { readonly schema: string; readonly required: boolean }[];
+  /** The extensions: the standard ones, then the organization's own (custom-schemas.ts). */
+  readonly schemaExtensions: readonly SchemaExtension[];
+}
+
+export interface SchemaExtension {
+  /** URN of the extension schema */
+  readonly schema: string;
+  readonly required: boolean;
+  readonly definition: SchemaDef;
 }

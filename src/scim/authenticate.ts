@@ -1,9 +1,11 @@
 // The organization's bearer token (auth/scim-auth.ts): 401 without one that belongs to it.
 import type { Middleware } from 'koa';
 import { authenticateScimRequest, type TokenChecks } from '../auth/scim-auth.js';
+import type { OrgRegistries } from '../schema/org-registries.js';
 import type { ScimState } from './state.js';
 
-export function authenticate(checks: TokenChecks): Middleware<ScimState> {
+/** Then the organization's registry: its own schemas beside the standard ones. */
+export function authenticate(checks: TokenChecks, registries: OrgRegistries): Middleware<ScimState> {
   return async (ctx, next) => {
     const state = ctx.state;
     const token = await authenticateScimRequest(
@@ -16,6 +18,7 @@ export function authenticate(checks: TokenChecks): Middleware<ScimState> {
     state.token = token;
     state.org = token.org;
     state.scopes = token.scopes;
+    state.registry = await registries.of(state.db, token.org);
     await next();
   };
 }

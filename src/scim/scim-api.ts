@@ -13,6 +13,7 @@ import type { Logger } from '../log.js';
 import { registerGroupRoutes } from '../resources/groups.routes.js';
 import { registerRootSearch } from '../resources/search.routes.js';
 import { registerUserRoutes } from '../resources/users.routes.js';
+import { OrgRegistries } from '../schema/org-registries.js';
 import { recordAfterAnswer } from './after-answer.js';
 import { authenticate } from './authenticate.js';
 import { jsonBody } from './json-body.js';
@@ -52,7 +53,7 @@ export function scimApi(deps: ScimApiDeps): Middleware {
     scimScope(deps.database, deps.publicUrl),
     recordAfterAnswer(deps.audit, deps.logger, deps.changes),
     renderScimErrors(deps.logger),
-    authenticate(deps.tokenChecks),
+    authenticate(deps.tokenChecks, new OrgRegistries()),
     jsonBody(router),
     router.routes() as Middleware<ScimState>,
     noRoute(router),

@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import type { ScimWrite } from '../audit/audited-write.js';
 import type { AuthenticatedToken } from '../auth/scim-auth.js';
 import type { DB, DeprovisioningMode, TokenScope } from '../db/tables.js';
+import type { Registry } from '../schema/registry.js';
 
 export interface OrgContext {
   readonly id: string;
@@ -11,6 +12,8 @@ export interface OrgContext {
   readonly deprovisioning: DeprovisioningMode;
   /** Signs the organization's paging cursors. */
   readonly cursorKey: Buffer;
+  /** The version of the organization's own schemas (0: it has none): which registry it reads. */
+  readonly schemasVersion: number;
 }
 
 export interface ScimState {
@@ -29,4 +32,6 @@ export interface ScimState {
   token: AuthenticatedToken;
   org: OrgContext;
   scopes: readonly TokenScope[];
+  /** The organization's schemas and resource types: the standard ones and its own. */
+  registry: Registry;
 }

@@ -12,6 +12,7 @@ import { listAudit } from '../../src/audit/audit.repository.js';
 import type { TokenChecks } from '../../src/auth/scim-auth.js';
 import { TokenCache } from '../../src/auth/token-cache.js';
 import { InvalidFilterError, ServiceUnavailableError } from '../../src/http/scim-errors.js';
+import { OrgRegistries } from '../../src/schema/org-registries.js';
 import { recordAfterAnswer } from '../../src/scim/after-answer.js';
 import { authenticate } from '../../src/scim/authenticate.js';
 import { jsonBody } from '../../src/scim/json-body.js';
@@ -179,7 +180,7 @@ describe('authenticate', () => {
     const http = appOf(
       renderScimErrors(pino({ level: 'silent' })),
       scimScope(harness.database, PUBLIC_URL),
-      authenticate(checks),
+      authenticate(checks, new OrgRegistries()),
       (ctx) => {
         ctx.body = { org: ctx.state.org.id, tokenId: ctx.state.token.tokenId, scopes: ctx.state.scopes };
       },
@@ -297,7 +298,7 @@ describe('recordAfterAnswer', () => {
       scimScope(harness.database, PUBLIC_URL),
       recordAfterAnswer(new AuditWriter(harness.database.db), logger, { written() {} }),
       renderScimErrors(logger),
-      authenticate(new TokenCache() as TokenChecks),
+      authenticate(new TokenCache() as TokenChecks, new OrgRegistries()),
       answer,
     );
     const entries = async () =>
