@@ -32,6 +32,7 @@ import {
   addMemberName,
   CREATE,
   CREATE_GROUP,
+  customLookup,
   DELETE_USER,
   LOOKUP,
   lookup,
@@ -68,6 +69,10 @@ const FIRST_PAGE = 'GET /Users page of 100, first page';
 const DEEP = Math.max(1, USERS - 9_999);
 const DEEP_PAGE = `GET /Users page of 100, startIndex ${DEEP}`;
 const VERSUS_LOOKUP = [FIRST_PAGE, DEEP_PAGE];
+/** Lookups read after the pages: the seeded organization's, and the custom-attributes organization's. */
+const STANDARD_LOOKUP = 'GET /Users?filter=userName eq, no schema of its own';
+const CUSTOM_USERNAME_LOOKUP = 'GET /Users?filter=userName eq, with a schema of its own';
+const CUSTOM_LOOKUP = 'GET /Users?filter=urn:…:costCenter eq (custom string)';
 const VERSUS_POST = [PATCH_USER, PUT_USER, DELETE_USER, CREATE_GROUP, BIG_ADD];
 /** Writes measured again in each round with the change feed's triggers off. */
 const FEED_COMPARED = [CREATE, PATCH_USER];
@@ -287,6 +292,23 @@ async function runReads(
       req.path = `${base}/Groups/${seeded.emptyGroup}?excludedAttributes=members`;
       return req;
     });
+
+    // Custom attributes: lookups in the organization with a schema of its own, beside one in the
+    // seeded organization in the same stretch.
+    const customBase = `/scim/v2/${seeded.custom.orgId}`;
+    if ([STANDARD_LOOKUP, CUSTOM_USERNAME_LOOKUP, CUSTOM_LOOKUP].some(wanted)) {
+      await warmUp(server.origin, seeded.custom.token, customLookup(seeded, 'costCenter'));
+      await measure(STANDARD_LOOKUP, lookup(seeded));
+      for (const [name, by] of [
+        [CUSTOM_USERNAME_LOOKUP, 'userName'],
+        [CUSTOM_LOOKUP, 'costCenter'],
+      ] as const) {
+        if (wanted(name))
+          rows.push(
+            await load(name, server, seeded.custom.token, customLookup(seeded, by), { base: customBase }),
+          );
+      }
+    }
   } finally {
     await stop(server);
   }
@@ -406,6 +428,14 @@ function printAndSave(
       ]),
     ),
     ...Object.fromEntries(VERSUS_POST.map((name) => [name, ofRounds(perRound(name, CREATE))])),
+    customVsUserName: ratio(
+      get(CUSTOM_LOOKUP)?.requestsPerSecond,
+      get(CUSTOM_USERNAME_LOOKUP)?.requestsPerSecond,
+    ),
+    schemaCost: ratio(
+      get(CUSTOM_USERNAME_LOOKUP)?.requestsPerSecond,
+      get(STANDARD_LOOKUP)?.requestsPerSecond,
+    ),
     ...Object.fromEntries(
       FEED_COMPARED.map((name) => [`${name} feed on / off`, ofRounds(perRound(name, name + FEED_OFF))]),
     ),
@@ -481,6 +511,13 @@ ${[
   ),
   line('deep page by startIndex / first page (mean latency)', ratios.deepIndexVsFirstPage, 'reported'),
   line('lean GET big / empty group (mean latency)', ratios.bigVsEmptyGroupGet, 'target < 2', (v) => v < 2),
+  line(
+    'custom string eq / userName eq, same organization',
+    ratios.customVsUserName,
+    'target >= 0.5',
+    (v) => v >= 0.5,
+  ),
+  line('userName eq: with a schema of its own / without', ratios.schemaCost, 'reported'),
   ...FEED_COMPARED.map((name) =>
     line(
       `${name}, feed on / feed off`,

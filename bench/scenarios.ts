@@ -3,7 +3,7 @@
 // so that every scenario runs on the data it names.
 import { randomBytes } from 'node:crypto';
 import type { Request, Setup } from './measure.js';
-import { type Seeded, userAttributes } from './seed.js';
+import { CUSTOM_SCHEMA, type Seeded, userAttributes } from './seed.js';
 
 export interface Scenario {
   readonly name: string;
@@ -118,6 +118,20 @@ export function lookup(seeded: Seeded): Setup {
   const base = `/scim/v2/${seeded.orgId}`;
   return (req) => {
     req.path = `${base}/Users?filter=${encodeURIComponent(`userName eq "${pick(seeded.users).userName}"`)}`;
+    return req;
+  };
+}
+
+/** In the organization with a schema of its own: a lookup by userName, or by the custom costCenter. */
+export function customLookup(seeded: Seeded, by: 'userName' | 'costCenter'): Setup {
+  const base = `/scim/v2/${seeded.custom.orgId}`;
+  return (req) => {
+    const n = 1 + Math.floor(Math.random() * seeded.custom.size);
+    const filter =
+      by === 'userName'
+        ? `userName eq "custom${n}@corp.example"`
+        : `${CUSTOM_SCHEMA}:costCenter eq "CC-${n}"`;
+    req.path = `${base}/Users?filter=${encodeURIComponent(filter)}`;
     return req;
   };
 }

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import { createOrg, createToken } from '../src/admin/admin.service.js';
+import { putSchema } from '../src/admin/schemas.service.js';
 import type { DB } from '../src/db/tables.js';
 import { recountOrg } from '../src/resources/counts.repository.js';
 import { setFeedTriggers } from './feed.js';
@@ -24,7 +25,15 @@ export interface Seeded {
    * POST /Groups, and DELETE of its `doomed` users.
    */
   scratch: { orgId: string; token: string; doomed: string[] };
+  /**
+   * An organization with a schema of its own (CUSTOM_SCHEMA), whose `size` users carry
+   * `costCenter` `CC-<n>` besides the attributes every seeded user has.
+   */
+  custom: { orgId: string; token: string; size: number };
 }
+
+/** The custom organization's schema extension. */
+export const CUSTOM_SCHEMA = 'urn:ietf:params:scim:schemas:extension:bench:2.0:User';
 
 /**
  * The attributes of the n-th user named `userName`, as Okta or Entra provision one: what the seeded
@@ -48,8 +57,17 @@ export function userAttributes(n: number, userName: string): Record<string, unkn
   };
 }
 
-/** `count` users with userAttributes, `<prefix><n>@corp.example`, created 1 ms apart. */
-async function insertUsers(db: Kysely<DB>, orgId: string, prefix: string, count: number): Promise<void> {
+/**
+ * `count` users with userAttributes, `<prefix><n>@corp.example`, created 1 ms apart; with `custom`,
+ * also `costCenter` `CC-<n>` under CUSTOM_SCHEMA.
+ */
+async function insertUsers(
+  db: Kysely<DB>,
+  orgId: string,
+  prefix: string,
+  count: number,
+  custom = false,
+): Promise<void> {
   await sql`
     insert into users (org_id, id, user_name, external_id, display_name, active, data, created_at, updated_at)
     select ${orgId}::uuid, gen_random_uuid(), u.user_name, '00u' || lpad(i::text, 9, '0'), u.display_name, true,
@@ -63,7 +81,8 @@ async function insertUsers(db: Kysely<DB>, orgId: string, prefix: string, count:
         'emails', jsonb_build_array(jsonb_build_object('type', 'work', 'value', u.user_name, 'primary', true)),
         'phoneNumbers', jsonb_build_array(jsonb_build_object('type', 'work', 'value', '+1 555 ' || lpad(i::text, 7, '0'))),
         'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User',
-          jsonb_build_object('department', 'Dept ' || (i % 40), 'employeeNumber', i::text)),
+          jsonb_build_object('department', 'Dept ' || (i % 40), 'employeeNumber', i::text))
+        || ${custom ? sql`jsonb_build_object(${CUSTOM_SCHEMA}::text, jsonb_build_object('costCenter', 'CC-' || i))` : sql`'{}'::jsonb`},
       -- Distinct creation times, one millisecond apart, in seeding order.
       timestamptz '2026-01-01' + (i || ' milliseconds')::interval, now()
     from generate_series(1, ${count}) as i,
@@ -121,6 +140,18 @@ export async function seed(db: Kysely<DB>, size: number, spare: number, doomed: 
     token: (await createToken(db, scratchOrg.id, { name: 'bench' })).secret,
     doomed: doomedIds.map((r) => r.id),
   };
+  const customOrg = await createOrg(db, { name: 'bench custom attributes' });
+  await putSchema(db, customOrg.id, CUSTOM_SCHEMA, {
+    id: CUSTOM_SCHEMA,
+    attributes: [{ name: 'costCenter', type: 'string' }],
+  });
+  await insertUsers(db, customOrg.id, 'custom', size, true);
+  await recountOrg(db, customOrg.id);
+  const custom = {
+    orgId: customOrg.id,
+    token: (await createToken(db, customOrg.id, { name: 'bench' })).secret,
+    size,
+  };
   await setFeedTriggers(db, true);
   // Vacuum too: the first scenario should not pay for setting hint bits on 100k fresh rows.
   await sql`vacuum analyze`.execute(db);
@@ -133,6 +164,7 @@ export async function seed(db: Kysely<DB>, size: number, spare: number, doomed: 
     smallGroup,
     emptyGroup,
     scratch,
+    custom,
   };
 }
 

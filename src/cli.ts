@@ -16,6 +16,7 @@ import {
   TOKEN_COLUMNS,
   table,
 } from './cli/output.js';
+import { SCHEMA_COMMANDS } from './cli/schemas.js';
 import { WEBHOOK_COMMANDS } from './cli/webhooks.js';
 import { databaseOptions, readConfig } from './config.js';
 import { type Database, openDatabase } from './db/database.js';
@@ -239,6 +240,7 @@ const COMMANDS: Record<string, Command> = {
       });
     },
   },
+  ...SCHEMA_COMMANDS,
   ...FEED_COMMANDS,
   ...WEBHOOK_COMMANDS,
 };

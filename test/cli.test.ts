@@ -1,5 +1,8 @@
 // The scimd command line against a running server: every admin command, tables and --json, errors
 // and exit codes.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../src/cli.js';
 import { LIVE_ADMIN_TOKEN as ADMIN, useLiveServer } from './conformance/live-server.js';
@@ -257,5 +260,41 @@ describe('scimd webhook', () => {
     expect(refused.err).toMatch(/400.*url/);
     expect((await run(['webhook', 'delete', hook.id])).code).toBe(2);
     expect((await json(['webhook', 'delete', hook.id, '--yes'])).deleted).toBe(hook.id);
+  });
+});
+
+describe('scimd schema', () => {
+  it("puts an organization's own schema from a file, lists, shows and deletes it, and says what is wrong", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'scimd-cli-schema-'));
+    try {
+      const org = await json(['org', 'create', '--name', 'Schema CLI']);
+      const urn = 'urn:ietf:params:scim:schemas:extension:acme:2.0:User';
+      const file = join(dir, 'acme.json');
+      writeFileSync(file, JSON.stringify({ id: urn, attributes: [{ name: 'costCenter', type: 'string' }] }));
+      const put = await run(['schema', 'put', org.id, file]);
+      expect(put.code, put.err).toBe(0);
+      expect(put.out).toMatch(/^attributes +costCenter$/m);
+      expect((await run(['schema', 'list', org.id])).out).toMatch(
+        /^id +resourceType +attributes +updatedAt$/m,
+      );
+      expect((await json(['schema', 'list', org.id])).schemas[0]).toMatchObject({
+        id: urn,
+        resourceType: 'User',
+      });
+      const shown = JSON.parse((await run(['schema', 'show', org.id, urn])).out);
+      expect(shown.attributes[0]).toMatchObject({ name: 'costCenter', caseExact: false, uniqueness: 'none' });
+
+      writeFileSync(file, JSON.stringify({ id: urn, attributes: [{ name: 'costCenter', type: 'blob' }] }));
+      const refused = await run(['schema', 'put', org.id, file]);
+      expect(refused.code).toBe(1);
+      expect(refused.err).toMatch(/400.*attributes\.0\.type/);
+      writeFileSync(file, 'not json');
+      expect((await run(['schema', 'put', org.id, file])).err).toMatch(/is not JSON/);
+
+      expect((await json(['schema', 'delete', org.id, urn])).deleted).toBe(urn);
+      expect((await json(['schema', 'list', org.id])).schemas).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -20,7 +20,7 @@ export interface OrgsTable {
   updated_at: Timestamp;
 }
 
-export interface OrgSchemasTable {
+interface OrgSchemasTable {
   org_id: string;
   urn: string;
   resource_type: 'User' | 'Group';

@@ -6,7 +6,7 @@ import { coreUserSchema, USER_SCHEMA_URN } from './core-user.js';
 import { ENTERPRISE_USER_SCHEMA_URN, enterpriseUserSchema } from './enterprise-user.js';
 import type { AttributeDef, ResourceTypeDef, ResourceTypeName, SchemaDef } from './types.js';
 
-export { ENTERPRISE_USER_SCHEMA_URN, GROUP_SCHEMA_URN, USER_SCHEMA_URN };
+export { ENTERPRISE_USER_SCHEMA_URN };
 
 /** RFC 7643 §3.1: attributes every resource has, outside any schema's attribute list. */
 export const commonAttributes: readonly AttributeDef[] = [

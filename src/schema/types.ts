@@ -62,7 +62,7 @@ export interface ResourceTypeDef {
   readonly schemaExtensions: readonly SchemaExtension[];
 }
 
-export interface SchemaExtension {
+interface SchemaExtension {
   /** URN of the extension schema */
   readonly schema: string;
   readonly required: boolean;

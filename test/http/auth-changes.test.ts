@@ -67,4 +67,16 @@ describe.skipIf(!onPostgres)('admin changes across processes', () => {
     await admin('patch', `/orgs/${org.id}`, { groupSync: false }).expect(200);
     expect(await otherAnswers(`${org.basePath}/Groups`, token, 403)).toBeLessThan(1000);
   });
+
+  it("an organization's new schema, put through one process, is served by the other within a second", async () => {
+    const org = await harness.tenant();
+    const urn = 'urn:ietf:params:scim:schemas:extension:acme:2.0:User';
+    await other.get(`${org.basePath}/Schemas/${urn}`).set('Authorization', `Bearer ${org.token}`).expect(404);
+    await harness.http
+      .put(`/admin/v1/orgs/${org.orgId}/schemas/${urn}`)
+      .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
+      .send({ id: urn, attributes: [{ name: 'costCenter', type: 'string' }] })
+      .expect(201);
+    expect(await otherAnswers(`${org.basePath}/Schemas/${urn}`, org.token, 200)).toBeLessThan(1000);
+  });
 });

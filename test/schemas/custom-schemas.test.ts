@@ -181,6 +181,19 @@ describe('users carrying custom attributes', () => {
     expect(bad.body.detail).toMatch(/licenceTier/);
   });
 
+  it('are replaced whole by PUT, as Okta pushes a profile: what the body leaves out is cleared', async () => {
+    const created = await acme
+      .post('/Users', person('ivan@acme.example', { costCenter: 'CC-7', region: 'amer' }))
+      .expect(201);
+    const replaced = await acme
+      .put(`/Users/${created.body.id}`, person('ivan@acme.example', { costCenter: 'CC-8' }))
+      .expect(200);
+    expect(replaced.body[ACME]).toEqual({ costCenter: 'CC-8' });
+    const cleared = await acme.put(`/Users/${created.body.id}`, person('ivan@acme.example')).expect(200);
+    expect(cleared.body).not.toHaveProperty(ACME);
+    expect(cleared.body.schemas).toEqual([USER]);
+  });
+
   it('take Entra’s flat PATCH paths, and are filtered and sorted in SQL', async () => {
     const ids: string[] = [];
     for (const [n, cost] of [
