@@ -70,12 +70,11 @@ export async function putSchema(
     if (error instanceof InvalidSchemaError) throw invalidRequest(error.message);
     throw error;
   }
-  if (
-    schema.attributes.some(
-      (a) => a.uniqueness === 'server' || a.subAttributes?.some((s) => s.uniqueness === 'server'),
-    )
-  ) {
-    throw invalidRequest('uniqueness: server is not offered yet for custom attributes; use none');
+  if (schema.attributes.some((a) => a.subAttributes?.some((s) => s.uniqueness === 'server'))) {
+    throw invalidRequest('uniqueness: server is offered on top-level attributes, not on sub-attributes');
+  }
+  if (schema.resourceType === 'Group' && schema.attributes.some((a) => a.uniqueness === 'server')) {
+    throw invalidRequest('uniqueness: server is offered on User extensions; a Group extension takes none');
   }
   // One schema change at a time per organization: the checks below see every earlier one.
   await sql`select 1 from orgs where id = ${orgId} for update`.execute(db);
@@ -129,6 +128,22 @@ async function refuseBreakingChanges(
       if (carrying > 0) {
         throw conflict(
           `${attr.name}: ${carrying} ${next.resourceType.toLowerCase()}(s) hold a value of its present type or plurality; clear it first, or add a new attribute`,
+        );
+      }
+    }
+    if (attr.uniqueness === 'server' && before?.uniqueness !== 'server') {
+      const held =
+        attr.type === 'string' && !attr.caseExact
+          ? sql`lower(data -> ${next.id} ->> ${attr.name})`
+          : sql`data -> ${next.id} -> ${attr.name}`;
+      const { rows } = await sql<{ n: number }>`
+        select coalesce(sum(n), 0)::integer as n from (
+          select count(*) as n from users
+          where org_id = ${orgId} and deprovisioned_at is null and data -> ${next.id} ? ${attr.name}
+          group by ${held} having count(*) > 1) d`.execute(db);
+      if (rows[0]!.n > 0) {
+        throw conflict(
+          `${attr.name}: ${rows[0]!.n} users share a value with another; make them unique first`,
         );
       }
     }

@@ -8,6 +8,7 @@ import { NotFoundError, ServiceUnavailableError } from '../http/scim-errors.js';
 import { sameJson } from '../json.js';
 import { findAttribute, resourceTypes, topLevelAttributes } from '../schema/registry.js';
 import type { AttributeDef, ResourceTypeDef } from '../schema/types.js';
+import { claimUniqueValues, uniqueAttributesOf } from './custom-uniqueness.js';
 import { applyPatch, mergePatchOf } from './patch.js';
 import { parsePatchRequest } from './patch-request.js';
 import type { Searchable } from './search.service.js';
@@ -131,7 +132,28 @@ export async function createUser(
 ): Promise<StoredUser> {
   const attributes = toStoredAttributes(validateResource(type, 'create', body));
   const id = randomUUID();
-  return uniqueUserName(repo.insertUser(db, orgId, id, attributes, new Date(), audit?.(id)));
+  return withUniqueValues(db, orgId, type, attributes, undefined, (db) =>
+    uniqueUserName(repo.insertUser(db, orgId, id, attributes, new Date(), audit?.(id))),
+  );
+}
+
+/**
+ * `write`, alone when the type has no unique attributes of the organization's own; otherwise in a
+ * transaction that first takes the user's values of them (custom-uniqueness.ts).
+ */
+function withUniqueValues<T>(
+  db: Kysely<DB>,
+  orgId: string,
+  type: ResourceTypeDef,
+  attributes: ScimResource,
+  self: string | undefined,
+  write: (db: Kysely<DB>) => Promise<T>,
+): Promise<T> {
+  if (uniqueAttributesOf(type).length === 0) return write(db);
+  return db.transaction().execute(async (trx) => {
+    await claimUniqueValues(trx, orgId, type, attributes, self);
+    return write(trx);
+  });
 }
 
 export async function getUser(db: Kysely<DB>, orgId: string, id: string): Promise<StoredUser> {
@@ -153,7 +175,9 @@ export async function replaceUser(
   audit: AuditEntry,
 ): Promise<StoredUser> {
   const attributes = toStoredAttributes(validateResource(type, 'replace', body));
-  const replaced = await uniqueUserName(repo.replaceUser(db, orgId, id, attributes, new Date(), audit));
+  const replaced = await withUniqueValues(db, orgId, type, attributes, id, (db) =>
+    uniqueUserName(repo.replaceUser(db, orgId, id, attributes, new Date(), audit)),
+  );
   if (!replaced) throw userNotFound(id);
   return replaced;
 }
@@ -178,7 +202,8 @@ export async function patchUser(
   audit: AuditEntry,
 ): Promise<StoredUser> {
   const operations = parsePatchRequest(body);
-  const merge = mergePatchOf(operations, type, { id });
+  // A merge writes without reading the user: not when a value must be checked for uniqueness first.
+  const merge = uniqueAttributesOf(type).length === 0 ? mergePatchOf(operations, type, { id }) : undefined;
   if (merge) {
     const merged = await uniqueUserName(
       repo.mergeIntoUser(db, orgId, id, storedPart(merge), new Date(), audit),
@@ -195,8 +220,8 @@ export async function patchUser(
       await insertAudit(db, [{ entry: audit, at: new Date() }]);
       return (await repo.findUser(db, orgId, id)) ?? current;
     }
-    const updated = await uniqueUserName(
-      repo.replaceUser(db, orgId, id, next, new Date(), audit, current.version),
+    const updated = await withUniqueValues(db, orgId, type, next, id, (db) =>
+      uniqueUserName(repo.replaceUser(db, orgId, id, next, new Date(), audit, current.version)),
     );
     if (updated) return updated;
   }
