@@ -14,6 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { openDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
@@ -135,7 +136,8 @@ async function main(): Promise<void> {
     const { rows, walk } = await runReads(seeded, env);
     const feed = await runFeed(seeded, env, place);
     const webhooks = await runWebhooks(seeded, env);
-    printAndSave(rounds, rows, walk, feed, webhooks, performance.now() - started);
+    const extensionIndex = await runExtensionIndex(seeded, env, place);
+    printAndSave(rounds, rows, walk, feed, webhooks, extensionIndex, performance.now() - started);
   } finally {
     await dropDatabase();
     if (place.pgliteDir) rmSync(place.pgliteDir, { recursive: true, force: true });
@@ -370,6 +372,42 @@ async function runWebhooks(seeded: Seeded, env: Record<string, string>): Promise
   }
 }
 
+const EXTENSION_INDEX = 'POST /Users, index of extension values';
+
+/**
+ * What the index of organizations' own extension values costs a user without any: POST /Users (in
+ * the writes organization, which has no schema of its own) with the index and without it, three times
+ * in turn, in one scimd process. Postgres only: the index is dropped and made again while scimd runs.
+ */
+async function runExtensionIndex(
+  seeded: Seeded,
+  env: Record<string, string>,
+  place: Place,
+): Promise<{ on: Row[]; off: Row[] } | undefined> {
+  if (!pgUrl || !wanted(EXTENSION_INDEX)) return undefined;
+  const post = roundScenarios(seeded, USERS).find((s) => s.name === CREATE)!.setup;
+  const base = `/scim/v2/${seeded.scratch.orgId}`;
+  const server = await start([SCIMD], env);
+  const database = await openDatabase({ ...place, statementTimeoutMs: 0 });
+  const on: Row[] = [];
+  const off: Row[] = [];
+  try {
+    const { rows } = await sql<{ ddl: string }>`
+      select pg_get_indexdef('users_extension_values'::regclass) as ddl`.execute(database.db);
+    await warmUp(server.origin, seeded.scratch.token, post);
+    for (let turn = 0; turn < 3; turn++) {
+      on.push(await load(`${EXTENSION_INDEX}`, server, seeded.scratch.token, post, { base }));
+      await sql`drop index users_extension_values`.execute(database.db);
+      off.push(await load(`${EXTENSION_INDEX} dropped`, server, seeded.scratch.token, post, { base }));
+      await sql.raw(rows[0]!.ddl).execute(database.db);
+    }
+  } finally {
+    await database.close();
+    await stop(server);
+  }
+  return { on, off };
+}
+
 /** The middle value; of an even count, the lower of the two middle ones. */
 const median = (values: readonly number[]) =>
   [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!;
@@ -380,6 +418,7 @@ function printAndSave(
   walk: ImportWalk | undefined,
   feed: FeedFigures,
   webhooks: WebhookFigures | undefined,
+  extensionIndex: { on: Row[]; off: Row[] } | undefined,
   elapsedMs: number,
 ): void {
   // Of each scenario measured in rounds, the round with the median rate.
@@ -531,6 +570,7 @@ ${[
   ${FEED_READ}: ${feed.unnumbered ? `${feed.numbered!.perSecond}/s numbered (as scimd numbers its writes), ${feed.unnumbered.perSecond}/s written outside scimd (numbered while read)   target >= 20000/s${judge(feed.numbered!.perSecond, (v) => v >= 20_000)}` : 'n/a'}
   ${FEED_LATENCY}: ${feed.latency ? `p50 ${feed.latency.p50Ms} ms, p99 ${feed.latency.p99Ms} ms (${feed.latency.samples} writes)   reported` : 'n/a'}
   ${webhookLines(webhooks, judge)}
+  ${extensionIndexLine(extensionIndex)}
   ${IMPORT}: ${walk ? `${walk.users} users in ${walk.seconds} s, page p99 ${walk.p99PageMs} ms, max ${walk.maxPageMs} ms   target < 20 s${judge(walk.seconds, (v) => v < 20)}, p99 < 100 ms${judge(walk.p99PageMs, (v) => v < 100)}` : 'n/a'}
   errors                                     ${errors}   target 0${judge(errors, (v) => v === 0)}
   peak server RSS (MB)                       ${peakRss}   target < 250 on Postgres${pgUrl ? judge(peakRss, (v) => v < 250) : ''}
@@ -538,8 +578,15 @@ total time ${(elapsedMs / 1000).toFixed(0)} s`);
   mkdirSync('bench/results', { recursive: true });
   writeFileSync(
     'bench/results/latest.json',
-    `${JSON.stringify({ at: new Date().toISOString(), machine, users: USERS, connections: CONNECTIONS, durationSeconds: DURATION, rows, ratios, importWalk: walk, feed, webhooks, rounds }, null, 2)}\n`,
+    `${JSON.stringify({ at: new Date().toISOString(), machine, users: USERS, connections: CONNECTIONS, durationSeconds: DURATION, rows, ratios, importWalk: walk, feed, webhooks, extensionIndex, rounds }, null, 2)}\n`,
   );
+}
+
+/** What the index of extension values costs POST (reported: it has no target of its own). */
+function extensionIndexLine(figures: { on: Row[]; off: Row[] } | undefined): string {
+  if (!figures) return `${EXTENSION_INDEX}: n/a`;
+  const ratios = figures.on.map((r, i) => r.requestsPerSecond / figures.off[i]!.requestsPerSecond);
+  return `POST /Users of an organization without schemas of its own, index of extension values on / off (median of turns): ${median(ratios).toFixed(2)} (turns: ${ratios.map((r) => r.toFixed(2)).join(', ')})   reported`;
 }
 
 /** The webhook figures, each with its target. */

@@ -290,6 +290,57 @@ describe('users carrying custom attributes', () => {
   });
 });
 
+describe('characteristics and limits', () => {
+  it('honours returned and mutability, and bounds a custom string', async () => {
+    const org = await harness.tenant();
+    const urn = 'urn:ietf:params:scim:schemas:extension:traits:2.0:User';
+    await putSchema(org.orgId, urn, {
+      id: urn,
+      attributes: [
+        { name: 'note', type: 'string' },
+        { name: 'secretCode', type: 'string', returned: 'never' },
+        { name: 'level', type: 'integer', returned: 'request' },
+        { name: 'source', type: 'string', mutability: 'readOnly' },
+      ],
+    }).expect(201);
+    const created = await org
+      .post('/Users', {
+        schemas: [USER, urn],
+        userName: 'kim@traits.example',
+        [urn]: { note: 'hi', secretCode: 's3', level: 4, source: 'client' },
+      })
+      .expect(201);
+    expect(created.body[urn]).toEqual({ note: 'hi' });
+    const id = created.body.id;
+    expect(
+      (await org.get(`/Users/${id}?attributes=${encodeURIComponent(`${urn}:level`)}`).expect(200)).body[urn],
+    ).toEqual({
+      level: 4,
+    });
+    const tooLong = await org.post('/Users', {
+      schemas: [USER, urn],
+      userName: 'lee@traits.example',
+      [urn]: { note: 'x'.repeat(2049) },
+    });
+    expectScimError(tooLong, 400, 'invalidValue');
+    expect(tooLong.body.detail).toMatch(/note.*2048/);
+  });
+
+  it('allows 20 schemas to an organization and says so at the 21st', async () => {
+    const org = await harness.tenant();
+    for (let n = 1; n <= 20; n++) {
+      const urn = `urn:example:ext${n}:User`;
+      await putSchema(org.orgId, urn, { id: urn, attributes: [{ name: 'a', type: 'string' }] }).expect(201);
+    }
+    const res = await putSchema(org.orgId, 'urn:example:ext21:User', {
+      id: 'urn:example:ext21:User',
+      attributes: [{ name: 'a', type: 'string' }],
+    }).expect(400);
+    expect(res.body.error.message).toMatch(/at most 20 schemas/);
+    expect((await org.get('/Schemas').expect(200)).body.totalResults).toBe(23);
+  });
+});
+
 describe('changing a schema', () => {
   it('refuses a type change or a new required attribute that stored values break, with the count', async () => {
     const changed = {
