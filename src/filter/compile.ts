@@ -96,7 +96,9 @@ export function compileCondition(condition: Condition, storage: StorageMapping):
       const held = operand.sub
         ? sql`jsonb_build_object(${sql.lit(operand.sub.toLowerCase())}, ${value})`
         : value;
-      return sql<SqlBool>`(scim_extension_values(${dataColumn(storage)}) @> jsonb_build_object(${sql.lit(
+      // The index holds only users with such values: the query names that condition too.
+      const values = sql`scim_extension_values(${dataColumn(storage)})`;
+      return sql<SqlBool>`(${values} <> '{}'::jsonb and ${values} @> jsonb_build_object(${sql.lit(
         operand.extension!.toLowerCase(),
       )}, jsonb_build_object(${sql.lit(operand.attribute.toLowerCase())}, ${held})))`;
     }

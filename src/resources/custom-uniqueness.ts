@@ -57,7 +57,8 @@ export async function claimUniqueValues(
       select exists (
         select 1 from users u
         where u.org_id = ${orgId} and u.deprovisioned_at is null and u.id is distinct from ${self ?? null}::uuid
-          and scim_extension_values(u.data) @> lower(${probe})::jsonb and ${same}
+          and scim_extension_values(u.data) <> '{}'::jsonb and scim_extension_values(u.data) @> lower(${probe})::jsonb
+          and ${same}
       ) as taken`.execute(db);
     if (rows[0]!.taken) {
       throw new UniquenessError(`Another user of the organization has this ${schema}:${attribute.name}`);
