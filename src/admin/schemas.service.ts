@@ -73,9 +73,6 @@ export async function putSchema(
   if (schema.attributes.some((a) => a.subAttributes?.some((s) => s.uniqueness === 'server'))) {
     throw invalidRequest('uniqueness: server is offered on top-level attributes, not on sub-attributes');
   }
-  if (schema.resourceType === 'Group' && schema.attributes.some((a) => a.uniqueness === 'server')) {
-    throw invalidRequest('uniqueness: server is offered on User extensions; a Group extension takes none');
-  }
   // One schema change at a time per organization: the checks below see every earlier one.
   await sql`select 1 from orgs where id = ${orgId} for update`.execute(db);
   const others = await repo.listOrgSchemas(db, orgId);
@@ -138,12 +135,13 @@ async function refuseBreakingChanges(
           : sql`data -> ${next.id} -> ${attr.name}`;
       const { rows } = await sql<{ n: number }>`
         select coalesce(sum(n), 0)::integer as n from (
-          select count(*) as n from users
-          where org_id = ${orgId} and deprovisioned_at is null and data -> ${next.id} ? ${attr.name}
+          select count(*) as n from ${sql.table(table)}
+          where org_id = ${orgId} and ${table === 'users' ? sql`deprovisioned_at is null` : sql`true`}
+            and data -> ${next.id} ? ${attr.name}
           group by ${held} having count(*) > 1) d`.execute(db);
       if (rows[0]!.n > 0) {
         throw conflict(
-          `${attr.name}: ${rows[0]!.n} users share a value with another; make them unique first`,
+          `${attr.name}: ${rows[0]!.n} ${table} share a value with another; make them unique first`,
         );
       }
     }

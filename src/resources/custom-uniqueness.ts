@@ -1,6 +1,6 @@
-// `uniqueness: server` on an organization's own User attributes: a value no other user of the
-// organization holds (deprovisioned users hold none, as they hold no userName). Checked in the write's
-// transaction under a lock on the value, so two writes racing for one value cannot both pass.
+// `uniqueness: server` on an organization's own attributes: a value no other resource of the type in
+// the organization holds (deprovisioned users hold none, as they hold no userName). Checked in the
+// write's transaction under a lock on the value, so two writes racing for one value cannot both pass.
 import { type Kysely, sql } from 'kysely';
 import type { DB } from '../db/tables.js';
 import { UniquenessError } from '../http/scim-errors.js';
@@ -48,20 +48,27 @@ export async function claimUniqueValues(
     const key = `${orgId} ${schema.toLowerCase()}:${attribute.name.toLowerCase()} ${JSON.stringify(held)}`;
     await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(db);
     // The index of extension values finds the candidates; the comparison decides.
-    const probe = JSON.stringify({ [schema]: { [attribute.name]: value } });
     const same =
       typeof held === 'string' && !attribute.caseExact
-        ? sql`lower(u.data -> ${schema} ->> ${attribute.name}) = ${held}`
-        : sql`u.data -> ${schema} -> ${attribute.name} = ${JSON.stringify(value)}::jsonb`;
+        ? sql`lower(r.data -> ${schema} ->> ${attribute.name}) = ${held}`
+        : sql`r.data -> ${schema} -> ${attribute.name} = ${JSON.stringify(value)}::jsonb`;
     const { rows } = await sql<{ taken: boolean }>`
       select exists (
-        select 1 from users u
-        where u.org_id = ${orgId} and u.deprovisioned_at is null and u.id is distinct from ${self ?? null}::uuid
-          and scim_extension_values(u.data) <> '{}'::jsonb and scim_extension_values(u.data) @> lower(${probe})::jsonb
-          and ${same}
+        select 1 from ${sql.table(type.id === 'User' ? 'users' : 'groups')} r
+        where r.org_id = ${orgId} and r.id is distinct from ${self ?? null}::uuid
+          and ${type.id === 'User' ? usersHolding(schema, attribute, value) : sql`true`} and ${same}
       ) as taken`.execute(db);
     if (rows[0]!.taken) {
-      throw new UniquenessError(`Another user of the organization has this ${schema}:${attribute.name}`);
+      throw new UniquenessError(
+        `Another ${type.name.toLowerCase()} of the organization has this ${schema}:${attribute.name}`,
+      );
     }
   }
+}
+
+/** Visible users that may hold the value: the index of extension values finds them. */
+function usersHolding(schema: string, attribute: AttributeDef, value: unknown) {
+  const probe = JSON.stringify({ [schema]: { [attribute.name]: value } });
+  return sql`r.deprovisioned_at is null
+    and scim_extension_values(r.data) <> '{}'::jsonb and scim_extension_values(r.data) @> lower(${probe})::jsonb`;
 }

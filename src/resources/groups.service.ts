@@ -17,6 +17,7 @@ import {
 import { isObject, sameJson } from '../json.js';
 import { findAttribute, resourceTypes, topLevelAttributes } from '../schema/registry.js';
 import type { ResourceTypeDef } from '../schema/types.js';
+import { claimUniqueValues, uniqueAttributesOf } from './custom-uniqueness.js';
 import * as memberRepo from './group-members.repository.js';
 import type { NewMember, StoredGroup, StoredMember } from './groups.js';
 import * as repo from './groups.repository.js';
@@ -178,7 +179,16 @@ export async function createGroup(
   const rows = memberRows(members);
   await refuseNonUuids(db, orgId, rows);
   const id = randomUUID();
-  const group = await uniqueDisplayName(repo.insertGroup(db, orgId, id, attributes, rows, now, audit(id)));
+  const insert = (db: Kysely<DB>) =>
+    uniqueDisplayName(repo.insertGroup(db, orgId, id, attributes, rows, now, audit(id)));
+  // One statement, unless a value must first be taken for uniqueness (custom-uniqueness.ts).
+  const group =
+    uniqueAttributesOf(type).length === 0
+      ? await insert(db)
+      : await db.transaction().execute(async (trx) => {
+          await claimUniqueValues(trx, orgId, type, attributes, undefined);
+          return insert(trx);
+        });
   if (!group) return refuseMembers(db, orgId, rows, 'created');
   return { group, members: rows };
 }
@@ -205,6 +215,7 @@ export async function replaceGroup(
   const { attributes, members } = separateMembers(validateResource(type, 'replace', body));
   const current = await repo.findGroup(db, orgId, id, { forUpdate: true });
   if (!current) throw groupNotFound(id);
+  await claimUniqueValues(db, orgId, type, attributes, id);
   const rows = await checkedMembers(db, orgId, members);
   await memberRepo.replaceMembers(db, orgId, id, rows, now);
   return uniqueDisplayName(repo.updateGroup(db, orgId, id, attributes, now));
@@ -374,6 +385,7 @@ async function patchGroupLocked(
   const attributes = separateMembers(result.attributes).attributes;
   const attributesChanged = !sameJson(attributes, current.attributes);
   if (!attributesChanged && changedRows === 0) return current;
+  if (attributesChanged) await claimUniqueValues(db, orgId, type, attributes, id);
   return uniqueDisplayName(repo.updateGroup(db, orgId, id, attributesChanged ? attributes : undefined, now));
 }
 

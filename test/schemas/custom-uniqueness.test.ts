@@ -63,7 +63,7 @@ describe('a unique custom attribute', () => {
 });
 
 describe('making an attribute unique', () => {
-  it('is refused while users share a value, with their count, and on a Group extension', async () => {
+  it('is refused while users share a value, with their count', async () => {
     const other = await harness.tenant();
     const loose = { id: URN, attributes: [{ name: 'employeeId', type: 'string' }] };
     await harness.admin('put', `/orgs/${other.orgId}/schemas/${URN}`).send(loose).expect(201);
@@ -82,11 +82,35 @@ describe('making an attribute unique', () => {
     );
     // Compared exactly, the two values differ.
     await harness.admin('put', `/orgs/${other.orgId}/schemas/${URN}`).send(unique(true)).expect(200);
-    const group = 'urn:ietf:params:scim:schemas:extension:acme:2.0:Group';
-    const res = await harness
-      .admin('put', `/orgs/${other.orgId}/schemas/${group}`)
-      .send({ id: group, attributes: [{ name: 'code', type: 'string', uniqueness: 'server' }] })
-      .expect(400);
-    expect(res.body.error.message).toMatch(/User extensions/);
+  });
+});
+
+describe('a unique custom attribute of groups', () => {
+  it('refuses a value another group holds on POST, PUT and PATCH', async () => {
+    const org = await harness.createOrg({ name: 'Unique groups', groupSync: true });
+    const g: Tenant = await harness.tenantOf(org.id, await harness.createToken(org.id));
+    const urn = 'urn:ietf:params:scim:schemas:extension:acme:2.0:Group';
+    await harness
+      .admin('put', `/orgs/${org.id}/schemas/${urn}`)
+      .send({ id: urn, attributes: [{ name: 'code', type: 'string', uniqueness: 'server' }] })
+      .expect(201);
+    const group = (displayName: string, code: string) => ({
+      schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group', urn],
+      displayName,
+      [urn]: { code },
+    });
+    await g.post('/Groups', group('Ops', 'OPS')).expect(201);
+    expectScimError(await g.post('/Groups', group('Ops 2', 'ops')), 409, 'uniqueness');
+    const sales = await g.post('/Groups', group('Sales', 'SAL')).expect(201);
+    expectScimError(await g.put(`/Groups/${sales.body.id}`, group('Sales', 'OPS')), 409, 'uniqueness');
+    expectScimError(
+      await g.patch(
+        `/Groups/${sales.body.id}`,
+        patchOp({ op: 'replace', path: `${urn}:code`, value: 'Ops' }),
+      ),
+      409,
+      'uniqueness',
+    );
+    await g.put(`/Groups/${sales.body.id}`, group('Sales', 'SAL')).expect(200);
   });
 });
