@@ -217,10 +217,15 @@ describe('users carrying custom attributes', () => {
       )
       .expect(200);
     expect(sorted.body.Resources.map((u: { id: string }) => u.id)).toEqual([ids[1], ids[2], ids[0]]);
+    await acme
+      .post('/Users', person('upstairs@acme.example', { office: { building: 'N', floor: 9 } }))
+      .expect(201);
     const floor = await acme
-      .get(`/Users?filter=${encodeURIComponent(`${ACME}:office.floor gt 2`)}`)
+      .get(`/Users?filter=${encodeURIComponent(`${ACME}:office.floor gt 8`)}`)
       .expect(200);
-    expect(floor.body.Resources.map((u: { userName: string }) => u.userName)).toEqual(['carla@acme.example']);
+    expect(floor.body.Resources.map((u: { userName: string }) => u.userName)).toEqual([
+      'upstairs@acme.example',
+    ]);
   });
 
   it('take PATCH by the extension path, pathless, and Entra’s string booleans; the feed names what changed', async () => {
@@ -326,6 +331,30 @@ describe('characteristics and limits', () => {
     expect(tooLong.body.detail).toMatch(/note.*2048/);
   });
 
+  it('requires a required attribute of a user carrying the extension', async () => {
+    const org = await harness.tenant();
+    const urn = 'urn:ietf:params:scim:schemas:extension:needs:2.0:User';
+    await putSchema(org.orgId, urn, {
+      id: urn,
+      attributes: [
+        { name: 'band', type: 'string', required: true },
+        { name: 'note', type: 'string' },
+      ],
+    }).expect(201);
+    const missing = await org.post('/Users', {
+      schemas: [USER, urn],
+      userName: 'max@needs.example',
+      [urn]: { note: 'x' },
+    });
+    expectScimError(missing, 400, 'invalidValue');
+    expect(missing.body.detail).toMatch(/band is required/);
+    await org
+      .post('/Users', { schemas: [USER, urn], userName: 'max@needs.example', [urn]: { band: 'B2' } })
+      .expect(201);
+    // The extension itself is optional (RFC 7643 §3.3): a user without it is valid.
+    await org.post('/Users', { schemas: [USER], userName: 'ned@needs.example' }).expect(201);
+  });
+
   it('allows 20 schemas to an organization and says so at the 21st', async () => {
     const org = await harness.tenant();
     for (let n = 1; n <= 20; n++) {
@@ -343,6 +372,7 @@ describe('characteristics and limits', () => {
 
 describe('changing a schema', () => {
   it('refuses a type change or a new required attribute that stored values break, with the count', async () => {
+    await acme.post('/Users', person('jo@acme.example', { costCenter: 'CC-9' })).expect(201);
     const changed = {
       ...acmeSchema,
       attributes: acmeSchema.attributes.map((a) => (a.name === 'costCenter' ? { ...a, type: 'integer' } : a)),
