@@ -1,5 +1,5 @@
 // SQL of webhook endpoints and their deliveries. Rows never leave this module.
-import { type Kysely, type Selectable, sql } from 'kysely';
+import { type ExpressionBuilder, type Kysely, type Selectable, sql } from 'kysely';
 import type { StoredChange } from '../changes/changes.js';
 import { rowToChange } from '../changes/changes.repository.js';
 import { isUuid } from '../db/ids.js';
@@ -143,20 +143,24 @@ const servedColumns = (holder: string) =>
     ),
   ] as const;
 
+/** Active, and held by `holder`, or by nobody, or by a holder that stopped renewing. */
+const servable = (holder: string) => (eb: ExpressionBuilder<DB, 'webhook_endpoints'>) =>
+  eb.and([
+    eb('state', '=', 'active'),
+    eb.or([
+      eb('leased_by', '=', holder),
+      eb('leased_until', 'is', null),
+      eb('leased_until', '<', sql<Date>`now()`),
+    ]),
+  ]);
+
 /** The active endpoints this process holds, and those nobody holds or whose holder stopped renewing. */
 export async function endpointsToServe(db: Kysely<DB>, holder: string): Promise<ServedEndpoint[]> {
   const rows = await db
     .selectFrom('webhook_endpoints')
     .selectAll()
     .select(servedColumns(holder))
-    .where('state', '=', 'active')
-    .where((eb) =>
-      eb.or([
-        eb('leased_by', '=', holder),
-        eb('leased_until', 'is', null),
-        eb('leased_until', '<', sql<Date>`now()`),
-      ]),
-    )
+    .where(servable(holder))
     .execute();
   return rows.map((row) => ({ ...toEndpoint(row), held: row.held, hasPending: row.has_pending }));
 }
@@ -173,14 +177,7 @@ export async function leaseEndpoints(
   const rows = await db
     .updateTable('webhook_endpoints')
     .set({ leased_by: holder, leased_until: sql`now() + ${`${leaseMs} milliseconds`}::interval` })
-    .where('state', '=', 'active')
-    .where((eb) =>
-      eb.or([
-        eb('leased_by', '=', holder),
-        eb('leased_until', 'is', null),
-        eb('leased_until', '<', sql<Date>`now()`),
-      ]),
-    )
+    .where(servable(holder))
     .returningAll()
     .returning(servedColumns(holder))
     .execute();
