@@ -64,6 +64,16 @@ export function operandSql(operand: Operand, storage: StorageMapping): Sql {
   }
 }
 
+/**
+ * Whether a user's lower-cased values of organizations' own extensions (users_extension_values)
+ * contain `contained`. The index holds only users with such values, so the query names that
+ * condition too, for the planner to use it.
+ */
+export function extensionValuesHold(data: Sql, contained: Sql): RawBuilder<SqlBool> {
+  const values = sql`scim_extension_values(${data})`;
+  return sql<SqlBool>`(${values} <> '{}'::jsonb and ${values} @> ${contained})`;
+}
+
 export function compileCondition(condition: Condition, storage: StorageMapping): RawBuilder<SqlBool> {
   switch (condition.kind) {
     case 'constant':
@@ -96,11 +106,12 @@ export function compileCondition(condition: Condition, storage: StorageMapping):
       const held = operand.sub
         ? sql`jsonb_build_object(${sql.lit(operand.sub.toLowerCase())}, ${value})`
         : value;
-      // The index holds only users with such values: the query names that condition too.
-      const values = sql`scim_extension_values(${dataColumn(storage)})`;
-      return sql<SqlBool>`(${values} <> '{}'::jsonb and ${values} @> jsonb_build_object(${sql.lit(
-        operand.extension!.toLowerCase(),
-      )}, jsonb_build_object(${sql.lit(operand.attribute.toLowerCase())}, ${held})))`;
+      return extensionValuesHold(
+        dataColumn(storage),
+        sql`jsonb_build_object(${sql.lit(operand.extension!.toLowerCase())}, jsonb_build_object(${sql.lit(
+          operand.attribute.toLowerCase(),
+        )}, ${held}))`,
+      );
     }
     case 'anyRow': {
       const relation = storage.relations[condition.relation]!;

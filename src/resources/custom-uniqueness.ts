@@ -3,6 +3,7 @@
 // write's transaction under a lock on the value, so two writes racing for one value cannot both pass.
 import { type Kysely, sql } from 'kysely';
 import type { DB } from '../db/tables.js';
+import { extensionValuesHold } from '../filter/compile.js';
 import { UniquenessError } from '../http/scim-errors.js';
 import { derivedOnce, standardSchemas } from '../schema/registry.js';
 import type { AttributeDef, ResourceTypeDef } from '../schema/types.js';
@@ -69,6 +70,5 @@ export async function claimUniqueValues(
 /** Visible users that may hold the value: the index of extension values finds them. */
 function usersHolding(schema: string, attribute: AttributeDef, value: unknown) {
   const probe = JSON.stringify({ [schema]: { [attribute.name]: value } });
-  return sql`r.deprovisioned_at is null
-    and scim_extension_values(r.data) <> '{}'::jsonb and scim_extension_values(r.data) @> lower(${probe})::jsonb`;
+  return sql`r.deprovisioned_at is null and ${extensionValuesHold(sql.ref('r.data'), sql`lower(${probe})::jsonb`)}`;
 }
