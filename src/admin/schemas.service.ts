@@ -97,9 +97,8 @@ export async function putSchema(
     );
   }
   await refuseBreakingChanges(db, orgId, previous, schema);
-  const { created } = await repo.putOrgSchema(db, orgId, schema, new Date());
+  const { created, stored } = await repo.putOrgSchema(db, orgId, schema, new Date());
   await repo.bumpSchemasVersion(db, orgId);
-  const stored = (await repo.listOrgSchemas(db, orgId)).find((s) => s.schema.id === schema.id)!;
   return { schema: render(stored), created };
 }
 

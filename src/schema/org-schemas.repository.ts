@@ -31,16 +31,22 @@ export async function putOrgSchema(
   orgId: string,
   schema: CustomSchema,
   now: Date,
-): Promise<{ created: boolean }> {
+): Promise<{ created: boolean; stored: StoredSchema }> {
   const definition = JSON.stringify(storedDefinition(schema));
+  const stored = (row: { created_at: Date; updated_at: Date }) => ({
+    schema,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  });
   const replaced = await db
     .updateTable('org_schemas')
     .set({ urn: schema.id, resource_type: schema.resourceType, definition, updated_at: now })
     .where('org_id', '=', orgId)
     .where(sql`lower(urn)`, '=', schema.id.toLowerCase())
+    .returning(['created_at', 'updated_at'])
     .executeTakeFirst();
-  if (replaced.numUpdatedRows > 0n) return { created: false };
-  await db
+  if (replaced) return { created: false, stored: stored(replaced) };
+  const inserted = await db
     .insertInto('org_schemas')
     .values({
       org_id: orgId,
@@ -50,8 +56,9 @@ export async function putOrgSchema(
       created_at: now,
       updated_at: now,
     })
-    .execute();
-  return { created: true };
+    .returning(['created_at', 'updated_at'])
+    .executeTakeFirstOrThrow();
+  return { created: true, stored: stored(inserted) };
 }
 
 export async function deleteOrgSchema(db: Kysely<DB>, orgId: string, urn: string): Promise<boolean> {
