@@ -92,8 +92,6 @@ export function findResourceType(registry: Registry, id: string): ResourceTypeDe
   return Object.values(registry.types).find((t) => t.id.toLowerCase() === id.toLowerCase());
 }
 
-const standardByLowerId = new Map(standardSchemas.map((s) => [s.id.toLowerCase(), s]));
-
 /**
  * A value worked out once per registry object (a resource type, a list of attributes) and kept while
  * the object lives: the registry never changes, and requests ask for these on every body, path and
@@ -129,7 +127,8 @@ export function derivedOncePerName<K extends object, V>(): (key: K, name: string
 }
 
 const schemasOf = derivedOnce((type: ResourceTypeDef) => ({
-  core: standardByLowerId.get(type.schema.toLowerCase())!,
+  // Every core schema is a standard one; an organization adds extensions only.
+  core: findSchema(standardRegistry, type.schema)!,
   extensions: type.schemaExtensions.map((e) => e.definition),
 }));
 
