@@ -286,7 +286,7 @@ export async function down(db: Kysely<unknown>): Promise<void> {
  * written into each trigger's statement, so that it is planned once per session with the statement:
  * a function called from a trigger runs as queries of its own on every call.
  */
-function changedAttributes(before: string, after: string) {
+export function changedAttributes(before: string, after: string) {
   const key = 'coalesce(n.key, o.key)';
   const isExtension = `${key} like 'urn:%' and jsonb_typeof(coalesce(o.value, '{}')) = 'object' and jsonb_typeof(coalesce(n.value, '{}')) = 'object'`;
   return sql.raw(`(

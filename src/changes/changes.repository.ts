@@ -68,7 +68,7 @@ export async function readChanges(
 }
 
 export function rowToChange(
-  row: Omit<Selectable<ChangesTable>, 'data'> & { data_json: string },
+  row: Omit<Selectable<ChangesTable>, 'data' | 'written' | 'previous'> & { data_json: string },
 ): StoredChange {
   const type = row.type as ChangeType;
   return {

@@ -128,7 +128,12 @@ export interface ChangesTable {
   attributes: string[] | null;
   /** The deprovisioning mode of a user.deprovisioned change. */
   mode: string | null;
-  data: ColumnType<Record<string, unknown>, string, string>;
+  /** The resource as the feed shows it; derived when the change is numbered. */
+  data: ColumnType<Record<string, unknown> | null, string, string>;
+  /** Until numbered: the row as written, as JSON (numbering derives `data` from it). */
+  written: ColumnType<Record<string, unknown> | null, string, string>;
+  /** Until numbered: an update's attributes before it (numbering derives `attributes` from them). */
+  previous: ColumnType<Record<string, unknown> | null, string, string>;
 }
 
 interface ChangeFeedTable {
