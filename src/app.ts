@@ -8,14 +8,17 @@ import type { TokenChecks } from './auth/scim-auth.js';
 import { TokenCache } from './auth/token-cache.js';
 import { ChangeFeed } from './changes/change-feed.js';
 import type { Database } from './db/database.js';
+import { SyncActivity } from './health/sync-activity.js';
 import { requestContext } from './http/request-context.js';
 import type { Logger } from './log.js';
+import { Metrics } from './metrics/metrics.js';
+import { measureRequests, metricsEndpoint } from './metrics/metrics-http.js';
 import { scimApi } from './scim/scim-api.js';
 import { SecretBox } from './webhooks/secret-box.js';
 
 export interface AppDeps {
   /** The database: the system share (`db`), each organization's share (`forOrg`) and `ping`. */
-  readonly database: Pick<Database, 'db' | 'forOrg' | 'ping'>;
+  readonly database: Pick<Database, 'db' | 'forOrg' | 'ping' | 'share'>;
   readonly publicUrl: string;
   readonly adminToken: string;
   readonly logger: Logger;
@@ -25,7 +28,16 @@ export interface AppDeps {
   readonly changes?: ChangeFeed;
   /** How webhook secrets are sealed, whether private targets are allowed, and who sends pings. */
   readonly webhooks?: Omit<WebhookDeps, 'db'>;
+  /** Sync activity; one that writes only when health is read unless given (index.ts starts one). */
+  readonly activity?: SyncActivity;
+  /** Metrics; without process metrics unless given (index.ts gives them). */
+  readonly metrics?: Metrics;
+  /** No request for this long: an organization's sync is idle. */
+  readonly idleAfterMs?: number;
 }
+
+/** SYNC_IDLE_HOURS' default. */
+const DEFAULT_IDLE_AFTER_MS = 24 * 60 * 60_000;
 
 export function createApp(appDeps: AppDeps): Koa {
   const { database } = appDeps;
@@ -36,12 +48,17 @@ export function createApp(appDeps: AppDeps): Koa {
     changes: appDeps.changes ?? new ChangeFeed(database.db, { logger: appDeps.logger }),
     webhooks: appDeps.webhooks ?? { box: new SecretBox(appDeps.adminToken), allowPrivate: false },
     audit: new AuditWriter(database.db),
+    activity: appDeps.activity ?? new SyncActivity(database.db, { logger: appDeps.logger }),
+    metrics: appDeps.metrics ?? new Metrics({ db: database.db, share: database.share }),
+    idleAfterMs: appDeps.idleAfterMs ?? DEFAULT_IDLE_AFTER_MS,
   };
+  deps.changes.onAdvance((position) => deps.metrics.feedAdvanced(position));
   const app = new Koa();
   app.silent = true;
   app.on('error', (err) => deps.logger.error({ err }, 'unhandled koa error'));
 
   app.use(requestContext(deps.logger));
+  app.use(measureRequests(deps.metrics));
   app.use(async (ctx, next) => {
     if (ctx.path === '/healthz') {
       ctx.body = { status: 'ok' };
@@ -56,11 +73,14 @@ export function createApp(appDeps: AppDeps): Koa {
     }
     await next();
   });
+  app.use(metricsEndpoint(deps.metrics, deps.adminToken));
   app.use(adminApi(deps));
   app.use(scimApi(deps));
   app.use((ctx) => {
     ctx.status = 404;
-    ctx.body = { error: { code: 'not_found', message: `Nothing at ${ctx.path}` } };
+    ctx.body = {
+      error: { code: 'not_found', message: `Nothing at ${ctx.path}`, requestId: ctx.state.requestId },
+    };
   });
   return app;
 }

@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { ApiError, adminClient, UnreachableError, UsageError } from './cli/admin-client.js';
 import type { Command, Options, Values } from './cli/command.js';
 import { FEED_COMMANDS } from './cli/feed.js';
+import { HEALTH_COMMANDS } from './cli/health.js';
 import {
   defaultIo,
   details,
@@ -240,6 +241,7 @@ const COMMANDS: Record<string, Command> = {
       });
     },
   },
+  ...HEALTH_COMMANDS,
   ...SCHEMA_COMMANDS,
   ...FEED_COMMANDS,
   ...WEBHOOK_COMMANDS,

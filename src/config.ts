@@ -31,6 +31,10 @@ export interface Config {
   changeRetentionDays: number;
   /** Seals webhook signing secrets; the admin token when unset. */
   secretKey: string | undefined;
+  /** Whether requests are counted for sync health (false: health shows tokens and people only). */
+  syncActivity: boolean;
+  /** No request for this long: an organization's sync health is idle. */
+  syncIdleMs: number;
   webhooks: {
     allowPrivate: boolean;
     timeoutMs: number;
@@ -111,6 +115,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     changeRetentionDays: integer(env, 'CHANGE_RETENTION_DAYS', DEFAULT_RETENTION_DAYS, 1, 3650),
     secretKey: env.SCIMD_SECRET_KEY || undefined,
+    syncActivity: boolean(env, 'SYNC_ACTIVITY', true),
+    syncIdleMs: integer(env, 'SYNC_IDLE_HOURS', 24, 1, 24 * 365) * 3_600_000,
     webhooks: {
       allowPrivate: boolean(env, 'WEBHOOKS_ALLOW_PRIVATE', false),
       timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),

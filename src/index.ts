@@ -10,8 +10,10 @@ import { ChangeFeed } from './changes/change-feed.js';
 import { type Config, databaseOptions, readConfig } from './config.js';
 import { openDatabase } from './db/database.js';
 import { failureFields } from './db/failures.js';
+import { SyncActivity } from './health/sync-activity.js';
 import { createHttpServer } from './http/server.js';
 import { createLogger, type Logger } from './log.js';
+import { Metrics } from './metrics/metrics.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { SecretBox } from './webhooks/secret-box.js';
 
@@ -51,6 +53,8 @@ export async function serve(
   const box = new SecretBox(config.secretKey ?? admin.token);
   const dispatcher = new WebhookDispatcher(database.db, changes, box, { ...config.webhooks, logger });
   dispatcher.start();
+  const activity = new SyncActivity(database.db, { logger, enabled: config.syncActivity });
+  activity.start();
   const app = createApp({
     database,
     publicUrl: config.publicUrl,
@@ -59,6 +63,9 @@ export async function serve(
     tokenChecks,
     changes,
     webhooks: { box, allowPrivate: config.webhooks.allowPrivate, dispatcher },
+    activity,
+    metrics: new Metrics({ db: database.db, share: database.share, processMetrics: true }),
+    idleAfterMs: config.syncIdleMs,
   });
   const server = createHttpServer(app);
   server.listen(config.port, config.host);
@@ -84,6 +91,7 @@ export async function serve(
       // Long polls answer at once rather than hold the stop for up to their wait.
       await changes.stop();
       await closed;
+      await activity.stop();
       await dispatcher.stop();
       await listening?.stop();
       await database.close();

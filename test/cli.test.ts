@@ -298,3 +298,24 @@ describe('scimd schema', () => {
     }
   });
 });
+
+describe('scimd org health', () => {
+  it("prints an organization's state, tokens, requests and failed requests with their hints", async () => {
+    const org = await json(['org', 'create', '--name', 'Health CLI']);
+    expect((await json(['org', 'health', org.id])).state).toBe('never_connected');
+    const token = await json(['token', 'create', org.id, '--name', 'Entra']);
+    const res = await fetch(`${live.origin}/scim/v2/${org.id}/Groups`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token.token}`, 'content-type': 'application/scim+json' },
+      body: JSON.stringify({ schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'], displayName: 'All' }),
+    });
+    expect(res.status).toBe(403);
+    const shown = await run(['org', 'health', org.id]);
+    expect(shown.code, shown.err).toBe(0);
+    expect(shown.out).toMatch(/^state +healthy$/m);
+    expect(shown.out).toMatch(/^groups\.create +client_error 1 +client_error 1$/m);
+    expect(shown.out).toMatch(/POST \/Groups {2}403 {2}request \S+\n {2}Group synchronization is disabled/);
+    expect(shown.out).toMatch(/^ {2}hint: Group sync is off/m);
+    expect((await run(['org', 'health', org.id, '--failures', 'many'])).code).toBe(2);
+  });
+});

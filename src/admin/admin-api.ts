@@ -1,19 +1,20 @@
 // The admin API under /admin/v1: JSON, the admin bearer token, `{error:{code,message}}`.
-import { timingSafeEqual } from 'node:crypto';
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { Kysely } from 'kysely';
 import type { AuditEntry, AuditWriter } from '../audit/audit.js';
 import { announceAuthChange } from '../auth/auth-changes.js';
-import { bearerToken } from '../auth/bearer.js';
+import { bearerMatcher, bearerToken } from '../auth/bearer.js';
 import type { TokenChecks } from '../auth/scim-auth.js';
-import { hashSecret } from '../auth/secrets.js';
 import type { ChangeFeed } from '../changes/change-feed.js';
 import { databaseFailure, failureFields } from '../db/failures.js';
 import type { DB } from '../db/tables.js';
+import type { SyncActivity } from '../health/sync-activity.js';
+import { orgHealth } from '../health/sync-health.service.js';
 import { BODY_LIMIT, BODY_METHODS, jsonBodyReader } from '../http/request-body.js';
 import { checkRoute } from '../http/route-check.js';
 import type { Logger } from '../log.js';
+import type { Metrics } from '../metrics/metrics.js';
 import * as admin from './admin.service.js';
 import { AdminError } from './admin-errors.js';
 import * as feed from './feed.service.js';
@@ -30,6 +31,10 @@ export interface AdminApiDeps {
   readonly audit: AuditWriter;
   readonly changes: ChangeFeed;
   readonly webhooks: Omit<WebhookDeps, 'db'>;
+  readonly activity: Pick<SyncActivity, 'flush'>;
+  readonly metrics: Pick<Metrics, 'databaseFailure'>;
+  /** No request for this long: an organization's sync is idle. */
+  readonly idleAfterMs: number;
 }
 
 /** What an API key may do: read the change feed. */
@@ -98,6 +103,17 @@ function buildRouter(deps: AdminApiDeps): Router {
   router.get('/orgs/:orgId/events', async (ctx) => {
     ctx.body = await admin.listEvents(db, ctx.params.orgId!, ctx.query);
   });
+  router.get('/orgs/:orgId/health', async (ctx) => {
+    // This process's activity is written first, so what it has just served shows at once.
+    await deps.activity.flush();
+    const failures = ctx.query.failures === undefined ? undefined : Number(ctx.query.failures);
+    if (failures !== undefined && !(Number.isInteger(failures) && failures >= 0 && failures <= 100))
+      throw new AdminError(400, 'invalid_request', 'failures must be a whole number from 0 to 100');
+    ctx.body = await orgHealth(db, ctx.params.orgId!, new Date(), {
+      idleAfterMs: deps.idleAfterMs,
+      failures,
+    });
+  });
   router.get('/orgs/:orgId/tokens', async (ctx) => {
     ctx.body = { tokens: (await admin.listTokens(db, ctx.params.orgId!)).map(admin.renderToken) };
   });
@@ -144,14 +160,14 @@ function buildRouter(deps: AdminApiDeps): Router {
 export function adminApi(deps: AdminApiDeps): Middleware {
   const router = buildRouter(deps);
   const routes = router.routes();
-  const expected = hashSecret(deps.adminToken);
+  const isAdminBearer = bearerMatcher(deps.adminToken);
   const readBody = jsonBodyReader();
 
   return async (ctx, next) => {
     if (ctx.path !== '/admin/v1' && !ctx.path.startsWith('/admin/v1/')) return next();
     try {
+      const isAdmin = isAdminBearer(ctx.get('authorization'));
       const presented = bearerToken(ctx.get('authorization'));
-      const isAdmin = presented !== undefined && timingSafeEqual(hashSecret(presented), expected);
       const apiKey = !isAdmin && presented ? await feed.checkApiKey(deps.db, presented) : undefined;
       if (!isAdmin && !apiKey) {
         throw new AdminError(401, 'unauthorized', 'The admin token or API key is missing or wrong', {
@@ -207,10 +223,10 @@ export function adminApi(deps: AdminApiDeps): Middleware {
       }
       await routes(ctx as Parameters<typeof routes>[0], async () => {});
     } catch (error) {
-      const adminError = adminErrorOf(error, deps.logger, ctx.state.requestId);
+      const adminError = adminErrorOf(error, deps, ctx.state.requestId);
       ctx.status = adminError.status;
       for (const [name, value] of Object.entries(adminError.headers)) ctx.set(name, value);
-      ctx.body = adminError.toJSON();
+      ctx.body = adminError.toJSON(ctx.state.requestId);
     }
     // After the answer is settled, which nothing here may change: a change that committed stays a
     // success (and a new token's secret reaches the caller) even when its audit entry cannot be
@@ -230,10 +246,15 @@ export function adminApi(deps: AdminApiDeps): Middleware {
   };
 }
 
-function adminErrorOf(error: unknown, logger: Logger, requestId: string): AdminError {
+function adminErrorOf(
+  error: unknown,
+  { logger, metrics }: Pick<AdminApiDeps, 'logger' | 'metrics'>,
+  requestId: string,
+): AdminError {
   if (error instanceof AdminError) return error;
   const failure = databaseFailure(error);
   if (failure) {
+    metrics.databaseFailure(failure.kind);
     logger.warn({ ...failureFields(error, failure), requestId }, 'database failure in admin request');
     return new AdminError(503, 'unavailable', failure.detail, {
       'Retry-After': String(failure.retryAfterSeconds),

@@ -22,8 +22,9 @@ export class AdminError extends Error {
     super(message);
   }
 
-  toJSON() {
-    return { error: { code: this.code, message: this.message } };
+  /** With the request's id, which the log line of the request carries too. */
+  toJSON(requestId?: string) {
+    return { error: { code: this.code, message: this.message, ...(requestId ? { requestId } : {}) } };
   }
 }
 

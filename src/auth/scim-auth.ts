@@ -53,7 +53,7 @@ export async function authenticateScimRequest(
   const candidates = await findTokensByPrefix(db, orgId, secretPrefix(secret));
   const token = candidates.find((c) => hashMatches(hash, c.secret_hash));
   if (!token) throw invalidToken();
-  if (token.revoked_at) throw new UnauthorizedError('This token has been revoked');
+  if (token.revoked_at) throw new UnauthorizedError('This token has been revoked', token.id);
   const checked: AuthenticatedToken = {
     org: {
       id: orgId,
@@ -73,7 +73,8 @@ export async function authenticateScimRequest(
 }
 
 function unexpired(token: AuthenticatedToken, now: Date): AuthenticatedToken {
-  if (token.expiresAt && token.expiresAt <= now) throw new UnauthorizedError('This token has expired');
+  if (token.expiresAt && token.expiresAt <= now)
+    throw new UnauthorizedError('This token has expired', token.tokenId);
   return token;
 }
 

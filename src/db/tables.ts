@@ -188,6 +188,32 @@ export interface WebhookDeliveriesTable {
   created_at: Timestamp;
 }
 
+/** Requests an organization's IdP made, by minute, token, operation and outcome (src/health/). */
+interface SyncCountsTable {
+  org_id: string;
+  /** Null: a credential that matched no token of the organization. */
+  token_id: string | null;
+  minute: Timestamp;
+  operation: string;
+  outcome: string;
+  requests: number;
+  last_at: Timestamp;
+}
+
+/** An organization's recent failed SCIM requests, without query strings or attribute values. */
+interface SyncFailuresTable {
+  id: Generated<string>;
+  org_id: string;
+  token_id: string | null;
+  at: Timestamp;
+  method: string;
+  path: string;
+  status: number;
+  scim_type: string | null;
+  detail: string;
+  request_id: string;
+}
+
 export interface DB {
   orgs: OrgsTable;
   org_schemas: OrgSchemasTable;
@@ -203,4 +229,6 @@ export interface DB {
   api_keys: ApiKeysTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  sync_counts: SyncCountsTable;
+  sync_failures: SyncFailuresTable;
 }

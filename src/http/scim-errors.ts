@@ -28,13 +28,17 @@ export class ScimError extends Error {
     super(detail);
   }
 
-  toJSON(): Record<string, unknown> {
+  /**
+   * The error as answered. With `requestId`, the detail ends with it: the detail is what an IdP shows
+   * its admin, and the id leads the operator to the request's log line.
+   */
+  toJSON(requestId?: string): Record<string, unknown> {
     return {
       schemas: [ERROR_SCHEMA_URN],
       // RFC 7644 §3.12: status is a string. Okta's checks compare it to "401" and "404".
       status: String(this.status),
       ...(this.scimType ? { scimType: this.scimType } : {}),
-      detail: this.message,
+      detail: requestId ? `${this.message} (request ${requestId})` : this.message,
     };
   }
 }
@@ -81,7 +85,11 @@ export class TooManyError extends ScimError {
 }
 
 export class UnauthorizedError extends ScimError {
-  constructor(detail: string) {
+  /** `tokenId`: the organization's token that was presented, when it is expired or revoked (sync health). */
+  constructor(
+    detail: string,
+    readonly tokenId?: string,
+  ) {
     super(401, detail);
     this.headers['WWW-Authenticate'] = 'Bearer realm="scimd"';
   }

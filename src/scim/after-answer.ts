@@ -1,21 +1,36 @@
 // What a SCIM request records once its answer is settled, outside its transaction, and which nothing
-// here may change: the use of its token (at most once a minute), and the audit entry of a write that
-// did not commit (one that did was recorded with its change: audit/audited-write.ts). When the audit
-// log cannot be written (the database is what failed), the entry goes to the process log. A write
-// that succeeded tells the change feed, which numbers its changes soon after.
+// here may change: its sync activity and metrics (aggregated in the process), the use of its token
+// (at most once a minute), and the audit entry of a write that did not commit (one that did was
+// recorded with its change: audit/audited-write.ts). When the audit log cannot be written (the
+// database is what failed), the entry goes to the process log. A write that succeeded tells the
+// change feed, which numbers its changes soon after.
 import type { Middleware } from 'koa';
 import type { AuditEntry, AuditWriter } from '../audit/audit.js';
 import { writeEntry } from '../audit/audited-write.js';
 import { recordTokenUse } from '../auth/scim-auth.js';
 import type { ChangeFeed } from '../changes/change-feed.js';
+import { outcomeOf, scimOperationOf } from '../health/scim-operation.js';
+import type { SyncActivity } from '../health/sync-activity.js';
+import { UnauthorizedError } from '../http/scim-errors.js';
 import type { Logger } from '../log.js';
+import type { Metrics } from '../metrics/metrics.js';
 import type { ScimState } from './state.js';
 
-export function recordAfterAnswer(
-  audit: AuditWriter,
-  logger: Logger,
-  changes: Pick<ChangeFeed, 'written'>,
-): Middleware<ScimState> {
+export interface AfterAnswerDeps {
+  readonly audit: AuditWriter;
+  readonly logger: Logger;
+  readonly changes: Pick<ChangeFeed, 'written'>;
+  readonly activity: Pick<SyncActivity, 'record'>;
+  readonly metrics: Pick<Metrics, 'scimOperation'>;
+}
+
+export function recordAfterAnswer({
+  audit,
+  logger,
+  changes,
+  activity,
+  metrics,
+}: AfterAnswerDeps): Middleware<ScimState> {
   const logUnwritten = (entry: AuditEntry, err?: unknown) =>
     logger.error({ err, audit: entry, requestId: entry.requestId }, 'could not write an audit entry');
 
@@ -24,6 +39,22 @@ export function recordAfterAnswer(
     const state = ctx.state;
     const succeeded = ctx.status < 400;
     if (state.write && succeeded) changes.written();
+    const { failure } = state;
+    const operation = scimOperationOf(ctx.method, ctx.path);
+    metrics.scimOperation(operation, outcomeOf(ctx.status));
+    activity.record({
+      orgId: state.orgId,
+      tokenId:
+        state.token?.tokenId ?? (failure instanceof UnauthorizedError ? failure.tokenId : undefined) ?? null,
+      operation,
+      method: ctx.method,
+      path: ctx.path,
+      status: ctx.status,
+      scimType: failure?.scimType,
+      detail: failure?.message,
+      requestId: state.requestId,
+      at: new Date(),
+    });
     if (!state.token) {
       // The database failed before the token could be checked: its actor is unknown.
       if (state.write && ctx.status === 503)

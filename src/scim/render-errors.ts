@@ -5,12 +5,19 @@ import { databaseFailure, failureFields } from '../db/failures.js';
 import { SCIM_CONTENT_TYPE } from '../http/respond.js';
 import { ScimError, ServiceUnavailableError } from '../http/scim-errors.js';
 import type { Logger } from '../log.js';
+import type { Metrics } from '../metrics/metrics.js';
 import type { ScimState } from './state.js';
 
-function scimErrorOf(error: unknown, logger: Logger, requestId: string): ScimError {
+function scimErrorOf(
+  error: unknown,
+  logger: Logger,
+  metrics: Pick<Metrics, 'databaseFailure'>,
+  requestId: string,
+): ScimError {
   if (error instanceof ScimError) return error;
   const failure = databaseFailure(error);
   if (failure) {
+    metrics.databaseFailure(failure.kind);
     logger.warn({ ...failureFields(error, failure), requestId }, 'database failure in SCIM request');
     return new ServiceUnavailableError(failure.detail, failure.retryAfterSeconds);
   }
@@ -18,15 +25,20 @@ function scimErrorOf(error: unknown, logger: Logger, requestId: string): ScimErr
   return new ScimError(500, 'The service provider failed to process the request');
 }
 
-export function renderScimErrors(logger: Logger): Middleware<ScimState> {
+/** The error is also kept in the state, for what after-answer.ts records of the request. */
+export function renderScimErrors(
+  logger: Logger,
+  metrics: Pick<Metrics, 'databaseFailure'>,
+): Middleware<ScimState> {
   return async (ctx, next) => {
     try {
       await next();
     } catch (error) {
-      const scimError = scimErrorOf(error, logger, ctx.state.requestId);
+      const scimError = scimErrorOf(error, logger, metrics, ctx.state.requestId);
+      ctx.state.failure = scimError;
       ctx.status = scimError.status;
       for (const [name, value] of Object.entries(scimError.headers)) ctx.set(name, value);
-      ctx.body = scimError.toJSON();
+      ctx.body = scimError.toJSON(ctx.state.requestId);
       ctx.type = SCIM_CONTENT_TYPE;
     }
   };

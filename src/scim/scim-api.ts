@@ -8,8 +8,10 @@ import type { TokenChecks } from '../auth/scim-auth.js';
 import type { ChangeFeed } from '../changes/change-feed.js';
 import type { Database } from '../db/database.js';
 import { registerDiscoveryRoutes } from '../discovery/discovery.routes.js';
+import type { SyncActivity } from '../health/sync-activity.js';
 import { NotImplementedError } from '../http/scim-errors.js';
 import type { Logger } from '../log.js';
+import type { Metrics } from '../metrics/metrics.js';
 import { registerGroupRoutes } from '../resources/groups.routes.js';
 import { registerRootSearch } from '../resources/search.routes.js';
 import { registerUserRoutes } from '../resources/users.routes.js';
@@ -29,6 +31,8 @@ export interface ScimApiDeps {
   readonly tokenChecks: TokenChecks;
   readonly audit: AuditWriter;
   readonly changes: Pick<ChangeFeed, 'written'>;
+  readonly activity: Pick<SyncActivity, 'record'>;
+  readonly metrics: Pick<Metrics, 'scimOperation' | 'databaseFailure'>;
 }
 
 function buildRouter(): Router<ScimState> {
@@ -51,8 +55,8 @@ export function scimApi(deps: ScimApiDeps): Middleware {
   const router = buildRouter();
   const chain = compose([
     scimScope(deps.database, deps.publicUrl),
-    recordAfterAnswer(deps.audit, deps.logger, deps.changes),
-    renderScimErrors(deps.logger),
+    recordAfterAnswer(deps),
+    renderScimErrors(deps.logger, deps.metrics),
     authenticate(deps.tokenChecks, new OrgRegistries()),
     jsonBody(router),
     router.routes() as Middleware<ScimState>,

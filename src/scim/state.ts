@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import type { ScimWrite } from '../audit/audited-write.js';
 import type { AuthenticatedToken } from '../auth/scim-auth.js';
 import type { DB, DeprovisioningMode, TokenScope } from '../db/tables.js';
+import type { ScimError } from '../http/scim-errors.js';
 import type { Registry } from '../schema/registry.js';
 
 export interface OrgContext {
@@ -34,4 +35,6 @@ export interface ScimState {
   scopes: readonly TokenScope[];
   /** The organization's schemas and resource types: the standard ones and its own. */
   registry: Registry;
+  /** The error the request was answered with, if it failed (render-errors.ts). */
+  failure?: ScimError;
 }

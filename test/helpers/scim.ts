@@ -34,10 +34,12 @@ export function expectScimError(res: supertest.Response, status: number, scimTyp
   expect(res.body.detail.length).toBeGreaterThan(0);
 }
 
-/** An admin API error: status, JSON, and `{error: {code, message}}`. */
+/** An admin API error: status, JSON, and `{error: {code, message, requestId}}` with the response's request id. */
 export function expectAdminError(res: supertest.Response, status: number, code: string): void {
   expect(res.status, res.text).toBe(status);
   expect(res.headers['content-type']).toMatch(/^application\/json/);
-  expect(res.body).toEqual({ error: { code, message: expect.any(String) } });
+  expect(res.body).toEqual({
+    error: { code, message: expect.any(String), requestId: res.headers['x-request-id'] },
+  });
   expect(res.body.error.message.length).toBeGreaterThan(0);
 }

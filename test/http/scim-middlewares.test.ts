@@ -42,6 +42,10 @@ function appOf(...middlewares: Middleware<ScimState>[]) {
   return supertest(app.callback());
 }
 
+/** Metrics and sync activity that keep nothing: these tests look at answers, the audit log and logs. */
+const noMetrics = { databaseFailure() {}, scimOperation() {} };
+const noActivity = { record() {} };
+
 /** A logger whose lines are kept, parsed. */
 function recordingLogger() {
   const lines: Record<string, unknown>[] = [];
@@ -117,7 +121,7 @@ describe('scimScope', () => {
 describe('renderScimErrors', () => {
   function failing(error: unknown) {
     const { logger, lines } = recordingLogger();
-    const http = appOf(renderScimErrors(logger), () => {
+    const http = appOf(renderScimErrors(logger, noMetrics), () => {
       throw error;
     });
     return { http, lines };
@@ -133,7 +137,7 @@ describe('renderScimErrors', () => {
       schemas: [SCIM_ERROR],
       status: '400',
       scimType: 'invalidFilter',
-      detail: 'bad filter',
+      detail: 'bad filter (request request-1)',
     });
     const unavailable = failing(new ServiceUnavailableError('down', 7));
     await unavailable.http.get('/').expect(503).expect('Retry-After', '7');
@@ -157,7 +161,7 @@ describe('renderScimErrors', () => {
     expect(res.body).toEqual({
       schemas: [SCIM_ERROR],
       status: '500',
-      detail: 'The service provider failed to process the request',
+      detail: 'The service provider failed to process the request (request request-1)',
     });
     expect(JSON.stringify(res.body)).not.toContain('secret internals');
     expect(lines).toMatchObject([
@@ -167,7 +171,7 @@ describe('renderScimErrors', () => {
 
   it('leaves an answer that succeeded alone', async () => {
     const { logger } = recordingLogger();
-    const http = appOf(renderScimErrors(logger), (ctx) => {
+    const http = appOf(renderScimErrors(logger, noMetrics), (ctx) => {
       ctx.status = 204;
     });
     await http.get('/').expect(204);
@@ -178,7 +182,7 @@ describe('authenticate', () => {
   function authenticated() {
     const checks: TokenChecks = new TokenCache();
     const http = appOf(
-      renderScimErrors(pino({ level: 'silent' })),
+      renderScimErrors(pino({ level: 'silent' }), noMetrics),
       scimScope(harness.database, PUBLIC_URL),
       authenticate(checks, new OrgRegistries()),
       (ctx) => {
@@ -224,7 +228,7 @@ describe('jsonBody and noRoute', () => {
       await next();
     };
     return appOf(
-      renderScimErrors(pino({ level: 'silent' })),
+      renderScimErrors(pino({ level: 'silent' }), noMetrics),
       baseUrl,
       jsonBody(router),
       router.routes() as Middleware<ScimState>,
@@ -277,14 +281,16 @@ describe('jsonBody and noRoute', () => {
       .set('Content-Type', 'application/json')
       .send('{not json')
       .expect(404);
-    expect(res.body.detail).toBe(`No SCIM endpoint at ${PUBLIC_URL}/scim/v2/${ORG}/Nowhere`);
+    expect(res.body.detail).toBe(
+      `No SCIM endpoint at ${PUBLIC_URL}/scim/v2/${ORG}/Nowhere (request request-1)`,
+    );
     await routed().get('/Nowhere').expect(404);
   });
 
   it('answers a method the path does not take 405, naming those it does', async () => {
     const http = routed();
     const put = await http.put('/Users').set('Content-Type', 'application/json').send('{}').expect(405);
-    expect(put.body.detail).toBe('PUT is not allowed here; allowed: HEAD, GET, POST');
+    expect(put.body.detail).toBe('PUT is not allowed here; allowed: HEAD, GET, POST (request request-1)');
     await http.delete('/users/').expect(405);
   });
 });
@@ -296,8 +302,14 @@ describe('recordAfterAnswer', () => {
     const { logger, lines } = recordingLogger();
     const http = appOf(
       scimScope(harness.database, PUBLIC_URL),
-      recordAfterAnswer(new AuditWriter(harness.database.db), logger, { written() {} }),
-      renderScimErrors(logger),
+      recordAfterAnswer({
+        audit: new AuditWriter(harness.database.db),
+        logger,
+        changes: { written() {} },
+        activity: noActivity,
+        metrics: noMetrics,
+      }),
+      renderScimErrors(logger, noMetrics),
       authenticate(new TokenCache() as TokenChecks, new OrgRegistries()),
       answer,
     );
@@ -351,8 +363,14 @@ describe('recordAfterAnswer', () => {
     const { logger, lines } = recordingLogger();
     const http = appOf(
       scimScope(harness.database, PUBLIC_URL),
-      recordAfterAnswer(new AuditWriter(harness.database.db), logger, { written() {} }),
-      renderScimErrors(pino({ level: 'silent' })),
+      recordAfterAnswer({
+        audit: new AuditWriter(harness.database.db),
+        logger,
+        changes: { written() {} },
+        activity: noActivity,
+        metrics: noMetrics,
+      }),
+      renderScimErrors(pino({ level: 'silent' }), noMetrics),
       () => {
         throw new ServiceUnavailableError('down', 5);
       },
