@@ -436,11 +436,13 @@ function recordingMicroseconds(): number {
     const started = performance.now();
     for (let i = 0; i < 100_000; i++) {
       const operation = scimOperationOf('GET', '/Users');
-      metrics.scimOperation(operation, outcomeOf(200));
+      const outcome = outcomeOf(200);
+      metrics.scimOperation(operation, outcome);
       activity.record({
         orgId,
         tokenId: orgId,
         operation,
+        outcome,
         method: 'GET',
         path: '/Users',
         status: 200,

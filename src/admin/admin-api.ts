@@ -4,7 +4,7 @@ import type { Middleware } from 'koa';
 import type { Kysely } from 'kysely';
 import type { AuditEntry, AuditWriter } from '../audit/audit.js';
 import { announceAuthChange } from '../auth/auth-changes.js';
-import { bearerMatcher, bearerToken } from '../auth/bearer.js';
+import { bearerToken, secretMatcher } from '../auth/bearer.js';
 import type { TokenChecks } from '../auth/scim-auth.js';
 import type { ChangeFeed } from '../changes/change-feed.js';
 import { databaseFailure, failureFields } from '../db/failures.js';
@@ -160,14 +160,14 @@ function buildRouter(deps: AdminApiDeps): Router {
 export function adminApi(deps: AdminApiDeps): Middleware {
   const router = buildRouter(deps);
   const routes = router.routes();
-  const isAdminBearer = bearerMatcher(deps.adminToken);
+  const isAdminToken = secretMatcher(deps.adminToken);
   const readBody = jsonBodyReader();
 
   return async (ctx, next) => {
     if (ctx.path !== '/admin/v1' && !ctx.path.startsWith('/admin/v1/')) return next();
     try {
-      const isAdmin = isAdminBearer(ctx.get('authorization'));
       const presented = bearerToken(ctx.get('authorization'));
+      const isAdmin = isAdminToken(presented);
       const apiKey = !isAdmin && presented ? await feed.checkApiKey(deps.db, presented) : undefined;
       if (!isAdmin && !apiKey) {
         throw new AdminError(401, 'unauthorized', 'The admin token or API key is missing or wrong', {

@@ -8,11 +8,8 @@ export function bearerToken(authorization: string | undefined): string | undefin
   return authorization ? BEARER.exec(authorization)?.[1] : undefined;
 }
 
-/** Whether an Authorization header carries `secret`, compared by hash in constant time. */
-export function bearerMatcher(secret: string): (authorization: string | undefined) => boolean {
+/** Whether a presented bearer token (bearerToken) is `secret`, compared by hash in constant time. */
+export function secretMatcher(secret: string): (presented: string | undefined) => boolean {
   const expected = hashSecret(secret);
-  return (authorization) => {
-    const presented = bearerToken(authorization);
-    return presented !== undefined && timingSafeEqual(hashSecret(presented), expected);
-  };
+  return (presented) => presented !== undefined && timingSafeEqual(hashSecret(presented), expected);
 }

@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely';
 import { isUuid } from '../db/ids.js';
 import type { DB } from '../db/tables.js';
 import type { Logger } from '../log.js';
-import { loggedPath, outcomeOf, redactedDetail } from './scim-operation.js';
+import { loggedPath, type Outcome, redactedDetail } from './scim-operation.js';
 import { type CountRow, type FailureRow, insertActivity } from './sync-activity.repository.js';
 
 /** How often a process writes what it has aggregated. */
@@ -21,8 +21,9 @@ export interface AnsweredRequest {
   readonly orgId: string;
   /** The token that made it, also when it was refused as expired or revoked; null when none matched. */
   readonly tokenId: string | null;
-  /** scim-operation.ts scimOperationOf. */
+  /** scim-operation.ts scimOperationOf and outcomeOf. */
   readonly operation: string;
+  readonly outcome: Outcome;
   readonly method: string;
   /** The path after the organization's base URL. */
   readonly path: string;
@@ -59,7 +60,7 @@ export class SyncActivity {
     // A path that names no organization id has no organization to count for.
     if (this.options.enabled === false || !isUuid(request.orgId)) return;
     const orgId = request.orgId.toLowerCase();
-    const outcome = outcomeOf(request.status);
+    const { outcome } = request;
     this.#add({
       orgId,
       tokenId: request.tokenId,

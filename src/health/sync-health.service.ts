@@ -23,7 +23,7 @@ export interface HealthOptions {
   readonly failures?: number;
 }
 
-/** A token expiring within this long, which the IdP still uses, makes the state token_expiring. */
+/** A token not revoked nor replaced that expires within this long makes the state token_expiring. */
 const EXPIRING_WITHIN_MS = 7 * 24 * 60 * 60_000;
 /** Failed requests in a row since the last success that make the state failing. */
 const FAILING_IN_A_ROW = 5;

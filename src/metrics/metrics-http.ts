@@ -1,7 +1,7 @@
 // The HTTP side of metrics: every request's duration under its route template, and /metrics itself,
 // which answers only the admin token (it tells how busy each webhook endpoint is).
 import type { Context, Middleware } from 'koa';
-import { bearerMatcher } from '../auth/bearer.js';
+import { bearerToken, secretMatcher } from '../auth/bearer.js';
 import { isScimPath } from '../scim/scope.js';
 import type { Metrics } from './metrics.js';
 
@@ -33,10 +33,10 @@ export function measureRequests(metrics: Metrics): Middleware {
 }
 
 export function metricsEndpoint(metrics: Metrics, adminToken: string): Middleware {
-  const isAdmin = bearerMatcher(adminToken);
+  const isAdmin = secretMatcher(adminToken);
   return async (ctx, next) => {
     if (ctx.path !== '/metrics') return next();
-    if (!isAdmin(ctx.get('authorization'))) {
+    if (!isAdmin(bearerToken(ctx.get('authorization')))) {
       ctx.status = 401;
       ctx.set('WWW-Authenticate', 'Bearer realm="scimd-admin"');
       ctx.body = { error: { code: 'unauthorized', message: 'The admin token is missing or wrong' } };

@@ -41,12 +41,14 @@ export function recordAfterAnswer({
     if (state.write && succeeded) changes.written();
     const { failure } = state;
     const operation = scimOperationOf(ctx.method, ctx.path);
-    metrics.scimOperation(operation, outcomeOf(ctx.status));
+    const outcome = outcomeOf(ctx.status);
+    metrics.scimOperation(operation, outcome);
     activity.record({
       orgId: state.orgId,
       tokenId:
         state.token?.tokenId ?? (failure instanceof UnauthorizedError ? failure.tokenId : undefined) ?? null,
       operation,
+      outcome,
       method: ctx.method,
       path: ctx.path,
       status: ctx.status,

@@ -12,6 +12,7 @@ import { listAudit } from '../../src/audit/audit.repository.js';
 import type { TokenChecks } from '../../src/auth/scim-auth.js';
 import { TokenCache } from '../../src/auth/token-cache.js';
 import { InvalidFilterError, ServiceUnavailableError } from '../../src/http/scim-errors.js';
+import type { Logger } from '../../src/log.js';
 import { OrgRegistries } from '../../src/schema/org-registries.js';
 import { recordAfterAnswer } from '../../src/scim/after-answer.js';
 import { authenticate } from '../../src/scim/authenticate.js';
@@ -45,6 +46,16 @@ function appOf(...middlewares: Middleware<ScimState>[]) {
 /** Metrics and sync activity that keep nothing: these tests look at answers, the audit log and logs. */
 const noMetrics = { databaseFailure() {}, scimOperation() {} };
 const noActivity = { record() {} };
+
+/** recordAfterAnswer writing the audit log to the test database, and `logger`'s lines. */
+const afterAnswer = (logger: Logger) =>
+  recordAfterAnswer({
+    audit: new AuditWriter(harness.database.db),
+    logger,
+    changes: { written() {} },
+    activity: noActivity,
+    metrics: noMetrics,
+  });
 
 /** A logger whose lines are kept, parsed. */
 function recordingLogger() {
@@ -302,13 +313,7 @@ describe('recordAfterAnswer', () => {
     const { logger, lines } = recordingLogger();
     const http = appOf(
       scimScope(harness.database, PUBLIC_URL),
-      recordAfterAnswer({
-        audit: new AuditWriter(harness.database.db),
-        logger,
-        changes: { written() {} },
-        activity: noActivity,
-        metrics: noMetrics,
-      }),
+      afterAnswer(logger),
       renderScimErrors(logger, noMetrics),
       authenticate(new TokenCache() as TokenChecks, new OrgRegistries()),
       answer,
@@ -363,13 +368,7 @@ describe('recordAfterAnswer', () => {
     const { logger, lines } = recordingLogger();
     const http = appOf(
       scimScope(harness.database, PUBLIC_URL),
-      recordAfterAnswer({
-        audit: new AuditWriter(harness.database.db),
-        logger,
-        changes: { written() {} },
-        activity: noActivity,
-        metrics: noMetrics,
-      }),
+      afterAnswer(logger),
       renderScimErrors(pino({ level: 'silent' }), noMetrics),
       () => {
         throw new ServiceUnavailableError('down', 5);
