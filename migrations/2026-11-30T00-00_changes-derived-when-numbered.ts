@@ -90,8 +90,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       start bigint;
     begin
       numbered := 0;
-      select f.last_position, f.purged_through into last_position, purged_through from change_feed f;
+      -- Nothing to number: the last position is read after that check, so that a numbering which
+      -- commits between the two is in this answer (read before, it was missed until the next call).
       if not exists (select 1 from changes c where c.position is null) then
+        select f.last_position, f.purged_through into last_position, purged_through from change_feed f;
         return;
       end if;
       select f.last_position, f.purged_through into start, purged_through from change_feed f for update;
