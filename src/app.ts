@@ -1,4 +1,4 @@
-// createApp: the ordered middleware list. Each surface (health, admin, SCIM) owns its path prefix and
+// createApp: the ordered middleware list. Each surface (health, admin, console, SCIM) owns its path prefix and
 // renders its own errors; everything else is a plain 404.
 import Koa from 'koa';
 import { adminApi } from './admin/admin-api.js';
@@ -7,6 +7,7 @@ import { AuditWriter } from './audit/audit.js';
 import type { TokenChecks } from './auth/scim-auth.js';
 import { TokenCache } from './auth/token-cache.js';
 import { ChangeFeed } from './changes/change-feed.js';
+import { consoleApp } from './console/console.js';
 import type { Database } from './db/database.js';
 import { SyncActivity } from './health/sync-activity.js';
 import { requestContext } from './http/request-context.js';
@@ -75,6 +76,7 @@ export function createApp(appDeps: AppDeps): Koa {
   });
   app.use(metricsEndpoint(deps.metrics, deps.adminToken));
   app.use(adminApi(deps));
+  app.use(consoleApp(deps));
   app.use(scimApi(deps));
   app.use((ctx) => {
     ctx.status = 404;

@@ -18,6 +18,7 @@ import {
   table,
 } from './cli/output.js';
 import { SCHEMA_COMMANDS } from './cli/schemas.js';
+import { SETUP_LINK_COMMANDS } from './cli/setup-links.js';
 import { WEBHOOK_COMMANDS } from './cli/webhooks.js';
 import { databaseOptions, readConfig } from './config.js';
 import { type Database, openDatabase } from './db/database.js';
@@ -242,6 +243,7 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   ...HEALTH_COMMANDS,
+  ...SETUP_LINK_COMMANDS,
   ...SCHEMA_COMMANDS,
   ...FEED_COMMANDS,
   ...WEBHOOK_COMMANDS,

@@ -2,8 +2,8 @@
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { Kysely } from 'kysely';
-import type { AuditEntry, AuditWriter } from '../audit/audit.js';
-import { announceAuthChange } from '../auth/auth-changes.js';
+import { type AuditEntry, type AuditWriter, resourceTypeOf } from '../audit/audit.js';
+import { changeOrgAuth } from '../auth/auth-changes.js';
 import { bearerToken, secretMatcher } from '../auth/bearer.js';
 import type { TokenChecks } from '../auth/scim-auth.js';
 import type { ChangeFeed } from '../changes/change-feed.js';
@@ -19,6 +19,7 @@ import * as admin from './admin.service.js';
 import { AdminError } from './admin-errors.js';
 import * as feed from './feed.service.js';
 import * as schemas from './schemas.service.js';
+import * as setupLinks from './setup-links.service.js';
 import { registerWebhookRoutes } from './webhooks.routes.js';
 import type { WebhookDeps } from './webhooks.service.js';
 
@@ -44,19 +45,8 @@ function buildRouter(deps: AdminApiDeps): Router {
   const { db, publicUrl } = deps;
   const router = new Router({ prefix: '/admin/v1' });
 
-  /**
-   * A change to an organization's settings or tokens, after which no process may answer from a token
-   * check made before it: announced to the others on commit, forgotten here before the answer.
-   */
-  const changeAuth = async <T>(orgId: string, change: (trx: Kysely<DB>) => Promise<T>): Promise<T> => {
-    const result = await db.transaction().execute(async (trx) => {
-      const changed = await change(trx);
-      await announceAuthChange(trx, orgId);
-      return changed;
-    });
-    deps.tokenChecks.invalidateOrg(orgId);
-    return result;
-  };
+  const changeAuth = <T>(orgId: string, change: (trx: Kysely<DB>) => Promise<T>) =>
+    changeOrgAuth(db, deps.tokenChecks, orgId, change);
 
   router.post('/orgs', async (ctx) => {
     const org = await db.transaction().execute((trx) => admin.createOrg(trx, ctx.request.body));
@@ -113,6 +103,19 @@ function buildRouter(deps: AdminApiDeps): Router {
       idleAfterMs: deps.idleAfterMs,
       failures,
     });
+  });
+  router.post('/orgs/:orgId/setup-links', async (ctx) => {
+    ctx.status = 201;
+    ctx.body = await setupLinks.createSetupLink(db, ctx.params.orgId!, ctx.request.body, {
+      publicUrl,
+      createdBy: 'admin',
+    });
+  });
+  router.get('/orgs/:orgId/setup-links', async (ctx) => {
+    ctx.body = await setupLinks.listSetupLinks(db, ctx.params.orgId!);
+  });
+  router.post('/orgs/:orgId/setup-links/:linkId/revoke', async (ctx) => {
+    ctx.body = await setupLinks.revokeSetupLink(db, ctx.params.orgId!, ctx.params.linkId!);
   });
   router.get('/orgs/:orgId/tokens', async (ctx) => {
     ctx.body = { tokens: (await admin.listTokens(db, ctx.params.orgId!)).map(admin.renderToken) };
@@ -271,6 +274,8 @@ const ADMIN_ACTIONS: readonly [string, RegExp, string][] = [
   ['POST', /^\/admin\/v1\/orgs\/([^/]+)\/tokens\/?$/, 'token.create'],
   ['POST', /^\/admin\/v1\/orgs\/([^/]+)\/tokens\/([^/]+)\/rotate\/?$/, 'token.rotate'],
   ['POST', /^\/admin\/v1\/orgs\/([^/]+)\/tokens\/([^/]+)\/revoke\/?$/, 'token.revoke'],
+  ['POST', /^\/admin\/v1\/orgs\/([^/]+)\/setup-links\/?$/, 'setup_link.create'],
+  ['POST', /^\/admin\/v1\/orgs\/([^/]+)\/setup-links\/([^/]+)\/revoke\/?$/, 'setup_link.revoke'],
   ['POST', /^\/admin\/v1\/api-keys\/?$/, 'api_key.create'],
   ['POST', /^\/admin\/v1\/api-keys\/([^/]+)\/revoke\/?$/, 'api_key.revoke'],
   ['POST', /^\/admin\/v1\/webhooks\/?$/, 'webhook.create'],
@@ -291,7 +296,8 @@ function auditEntry(deps: AdminApiDeps, ctx: Parameters<Middleware>[0]): AuditEn
   const [, orgPart, tokenPart] = path.exec(ctx.path)!;
   const body = ctx.body as { id?: string } | undefined;
   const orgId = orgPart ?? (action === 'org.create' ? body?.id : undefined);
-  const resourceId = tokenPart ?? (action === 'token.create' ? body?.id : orgId);
+  const created = action === 'token.create' || action === 'setup_link.create';
+  const resourceId = tokenPart ?? (created ? body?.id : orgId);
   if (action === 'org.delete' && ctx.status < 400) {
     deps.logger.info({ action, orgId, requestId: ctx.state.requestId }, 'organization deleted with its data');
     return undefined;
@@ -308,7 +314,7 @@ function auditEntry(deps: AdminApiDeps, ctx: Parameters<Middleware>[0]): AuditEn
     orgId,
     actor: 'admin',
     action,
-    resourceType: action.startsWith('org.') ? 'Org' : 'Token',
+    resourceType: resourceTypeOf(action),
     resourceId,
     status: ctx.status,
     requestId: ctx.state.requestId,

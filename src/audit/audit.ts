@@ -18,6 +18,12 @@ export interface AuditEntry {
   readonly requestId: string | undefined;
 }
 
+/** The audit log's resource type of an organization's action: `token.rotate` → `Token`. */
+export function resourceTypeOf(action: string): string {
+  const kind = action.slice(0, action.indexOf('.'));
+  return ({ org: 'Org', token: 'Token', setup_link: 'SetupLink' } as Record<string, string>)[kind] ?? kind;
+}
+
 export interface AuditEvent {
   id: string;
   at: string;

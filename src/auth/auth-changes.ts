@@ -13,8 +13,27 @@ import { notifyChannel } from './tokens.repository.js';
 const AUTH_CHANGES_CHANNEL = 'scimd_auth_changes';
 
 /** Inside the transaction that changes an organization's settings or tokens. */
-export async function announceAuthChange(trx: Kysely<DB>, orgId: string): Promise<void> {
+async function announceAuthChange(trx: Kysely<DB>, orgId: string): Promise<void> {
   await notifyChannel(trx, AUTH_CHANGES_CHANNEL, orgId);
+}
+
+/**
+ * Makes a change to an organization's settings or tokens after which no process may answer from a
+ * token check made before it: announced to the others on commit, forgotten here before the answer.
+ */
+export async function changeOrgAuth<T>(
+  db: Kysely<DB>,
+  checks: TokenChecks,
+  orgId: string,
+  change: (trx: Kysely<DB>) => Promise<T>,
+): Promise<T> {
+  const result = await db.transaction().execute(async (trx) => {
+    const changed = await change(trx);
+    await announceAuthChange(trx, orgId);
+    return changed;
+  });
+  checks.invalidateOrg(orgId);
+  return result;
 }
 
 /**

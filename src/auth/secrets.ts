@@ -2,10 +2,13 @@ import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
  * Secrets are 256 random bits, base64url, after a recognisable prefix for secret scanners: SCIM tokens
- * `scimd_`, the product's read-only API keys `scimdkey_`.
+ * `scimd_`, the product's read-only API keys `scimdkey_`, setup links `scimdsetup_`, console sessions
+ * `scimdsession_`.
  */
 const TOKEN_PREFIX = 'scimd_';
 export const API_KEY_PREFIX = 'scimdkey_';
+export const SETUP_LINK_PREFIX = 'scimdsetup_';
+export const SESSION_PREFIX = 'scimdsession_';
 /** Characters after the prefix that are stored in clear. */
 const CLEAR_LENGTH = 8;
 

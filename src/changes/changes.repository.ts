@@ -116,3 +116,21 @@ export async function purgeChanges(db: Kysely<DB>, cutoff: Date): Promise<number
     if (removed < PURGE_AT_ONCE) return total;
   }
 }
+
+/** An organization's latest numbered changes, newest first, without their data. */
+export async function latestChanges(db: Kysely<DB>, orgId: string, limit: number) {
+  const rows = await db
+    .selectFrom('changes')
+    .select(['position', 'type', 'resource_id', 'occurred_at'])
+    .where('org_id', '=', orgId)
+    .where('position', 'is not', null)
+    .orderBy('position', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({
+    position: r.position!,
+    type: r.type,
+    resourceId: r.resource_id,
+    occurredAt: r.occurred_at,
+  }));
+}

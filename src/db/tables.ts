@@ -214,6 +214,32 @@ interface SyncFailuresTable {
   request_id: string;
 }
 
+export interface SetupLinksTable {
+  id: string;
+  org_id: string;
+  /** The start of the link's secret, in clear, to tell links apart in a listing. */
+  prefix: string;
+  /** SHA-256 of the link's secret; the link itself is never stored. */
+  secret_hash: Buffer;
+  note: string;
+  /** `admin` or `console:<sessionId>`. */
+  created_by: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  revoked_at: NullableTimestamp;
+  last_opened_at: NullableTimestamp;
+}
+
+interface ConsoleSessionsTable {
+  id: string;
+  /** SHA-256 of the cookie's secret. */
+  secret_hash: Buffer;
+  /** Null for an operator's session; the link it was opened from otherwise. */
+  setup_link_id: string | null;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
 export interface DB {
   orgs: OrgsTable;
   org_schemas: OrgSchemasTable;
@@ -231,4 +257,6 @@ export interface DB {
   webhook_deliveries: WebhookDeliveriesTable;
   sync_counts: SyncCountsTable;
   sync_failures: SyncFailuresTable;
+  setup_links: SetupLinksTable;
+  console_sessions: ConsoleSessionsTable;
 }

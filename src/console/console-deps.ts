@@ -1,0 +1,56 @@
+// What the console's routes are given: the admin API's dependencies, its sessions, and its audit.
+import type { Context } from 'koa';
+import type { Kysely } from 'kysely';
+import type { WebhookDeps } from '../admin/webhooks.service.js';
+import type { AuditWriter } from '../audit/audit.js';
+import type { TokenChecks } from '../auth/scim-auth.js';
+import type { DB } from '../db/tables.js';
+import type { SyncActivity } from '../health/sync-activity.js';
+import type { Logger } from '../log.js';
+import type { Metrics } from '../metrics/metrics.js';
+import type { ConsoleSession, Sessions } from './sessions.js';
+
+export interface ConsoleDeps {
+  readonly db: Kysely<DB>;
+  readonly publicUrl: string;
+  readonly adminToken: string;
+  readonly logger: Logger;
+  readonly tokenChecks: TokenChecks;
+  readonly audit: Pick<AuditWriter, 'record'>;
+  readonly activity: Pick<SyncActivity, 'flush'>;
+  readonly metrics: Pick<Metrics, 'databaseFailure'>;
+  readonly webhooks: Omit<WebhookDeps, 'db'>;
+  /** No request for this long: an organization's sync is idle. */
+  readonly idleAfterMs: number;
+}
+
+/** What a console action is, for its audit entry. */
+interface ConsoleAction {
+  readonly orgId: string;
+  /** As the admin API names it: `token.create`, `setup_link.revoke`, … */
+  readonly action: string;
+  readonly resourceId?: string;
+  /** The actor when it is not the session's (a setup link being opened has no session yet). */
+  readonly actor?: string;
+}
+
+/**
+ * Runs a console action and writes its audit entry (the session's actor, the outcome's status), as
+ * the admin API does for its own; `idOf` names the resource a creation made.
+ */
+export type Audited = <T>(
+  ctx: Context,
+  action: ConsoleAction,
+  run: () => Promise<T>,
+  idOf?: (result: T) => string,
+) => Promise<T>;
+
+export interface ConsoleTools extends ConsoleDeps {
+  readonly sessions: Sessions;
+  readonly audited: Audited;
+}
+
+/** The state of a request that passed the session check. */
+export interface ConsoleState {
+  session: ConsoleSession;
+}

@@ -1,0 +1,106 @@
+// The setup link's side of the console: an IT admin opens the link, chooses Okta or Entra, follows
+// its steps with the organization's values, generates a token, and watches the first requests arrive.
+// Everything here is limited to the link's organization, which the session carries.
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import * as admin from '../admin/admin.service.js';
+import { renderOrg } from '../admin/admin.service.js';
+import { notFound } from '../admin/admin-errors.js';
+import { openSetupLink } from '../admin/setup-links.repository.js';
+import { changeOrgAuth } from '../auth/auth-changes.js';
+import { hashSecret, looksLikeSecret, SETUP_LINK_PREFIX } from '../auth/secrets.js';
+import { orgHealth } from '../health/sync-health.service.js';
+import { listOrgSchemas } from '../schema/org-schemas.repository.js';
+import type { ConsoleState, ConsoleTools } from './console-deps.js';
+import { type CustomUserAttribute, type IdpName, idpGuide, isIdpName } from './idp-guides.js';
+import { guidePage, linkGonePage, setupHomePage, statusFragment } from './views/setup.js';
+
+/** Failed requests the IT admin sees. */
+const FAILURES_SHOWN = 20;
+
+export function registerSetupRoutes(router: Router<ConsoleState>, tools: ConsoleTools): void {
+  const { db, publicUrl } = tools;
+  const linkOf = (ctx: Context) => (ctx.state as ConsoleState).session.setupLink!;
+
+  const health = async (orgId: string) => {
+    await tools.activity.flush();
+    return orgHealth(db, orgId, new Date(), { idleAfterMs: tools.idleAfterMs, failures: FAILURES_SHOWN });
+  };
+
+  // The link's secret is exchanged for a session cookie at once, so it stays out of later requests,
+  // the browser's history of pages and any Referer.
+  router.get('/link/:secret', async (ctx) => {
+    const secret = (ctx.params as { secret: string }).secret;
+    const link = looksLikeSecret(secret, SETUP_LINK_PREFIX)
+      ? await openSetupLink(db, hashSecret(secret), new Date())
+      : undefined;
+    if (!link) {
+      ctx.status = 404;
+      ctx.type = 'text/html; charset=utf-8';
+      ctx.body = linkGonePage();
+      return;
+    }
+    await tools.audited(
+      ctx,
+      { orgId: link.orgId, action: 'setup_link.open', resourceId: link.id, actor: `setup_link:${link.id}` },
+      async () => link,
+    );
+    await tools.sessions.start(ctx, 'setup', link);
+    ctx.status = 303;
+    ctx.redirect('/console/setup');
+  });
+
+  router.get('/setup', async (ctx) => {
+    const { orgId } = linkOf(ctx);
+    const org = await admin.getOrg(db, orgId);
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = setupHomePage(org.name, await health(orgId));
+  });
+
+  router.get('/setup/status', async (ctx) => {
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = statusFragment(await health(linkOf(ctx).orgId)).text;
+  });
+
+  const showGuide = async (ctx: Context, idp: IdpName, token?: string) => {
+    const { orgId } = linkOf(ctx);
+    const org = await admin.getOrg(db, orgId);
+    const [stored, current] = await Promise.all([listOrgSchemas(db, orgId), health(orgId)]);
+    const customAttributes: CustomUserAttribute[] = stored
+      .filter(({ schema }) => schema.resourceType === 'User')
+      .flatMap(({ schema }) => schema.attributes.map((attribute) => ({ schemaUrn: schema.id, attribute })));
+    const view = renderOrg(org, publicUrl);
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = guidePage({
+      orgName: org.name,
+      csrf: (ctx.state as ConsoleState).session.csrf,
+      guide: idpGuide(idp, { scimBaseUrl: view.scimBaseUrl, groupSync: org.groupSync, customAttributes }),
+      health: current,
+      ...(token ? { token } : {}),
+    });
+  };
+
+  router.get('/setup/:idp', async (ctx) => {
+    const idp = (ctx.params as { idp: string }).idp;
+    if (!isIdpName(idp)) throw notFound(`No setup steps for ${idp}: choose Okta or Entra`);
+    await showGuide(ctx, idp);
+  });
+
+  router.post('/setup/:idp/token', async (ctx) => {
+    const idp = (ctx.params as { idp: string }).idp;
+    if (!isIdpName(idp)) throw notFound(`No setup steps for ${idp}: choose Okta or Entra`);
+    const { orgId, id } = linkOf(ctx);
+    const { secret } = await tools.audited(
+      ctx,
+      { orgId, action: 'token.create' },
+      () =>
+        changeOrgAuth(db, tools.tokenChecks, orgId, (trx) =>
+          admin.createToken(trx, orgId, {
+            name: `${idp === 'okta' ? 'Okta' : 'Entra'} (setup link ${id.slice(0, 8)})`,
+          }),
+        ),
+      (created) => created.token.id,
+    );
+    await showGuide(ctx, idp, secret);
+  });
+}

@@ -1,0 +1,352 @@
+// The operator's pages: organizations with their sync health, one organization (base URL, tokens,
+// setup links, settings, schemas), its activity (failed requests, audit log, changes), webhooks.
+import type { OrgView, renderToken } from '../../admin/admin.service.js';
+import type { SchemaView } from '../../admin/schemas.service.js';
+import type { SetupLinkView } from '../../admin/setup-links.service.js';
+import type { AuditEvent } from '../../audit/audit.js';
+import type { orgHealth } from '../../health/sync-health.service.js';
+import type { DeliveryView } from '../../webhooks/webhooks.repository.js';
+import { type Html, html } from '../html.js';
+import { badge, copyable, csrfField, notice, page, revealed, when } from './layout.js';
+
+type Health = Awaited<ReturnType<typeof orgHealth>>;
+type TokenView = ReturnType<typeof renderToken> & { expiresSoon?: boolean };
+
+export function operatorNav(csrf: string): Html {
+  return html`<nav aria-label="Console"><a href="/console">Organizations</a><a href="/console/webhooks">Webhooks</a></nav>
+<form method="post" action="/console/sign-out">${csrfField(csrf)}<button class="secondary">Sign out</button></form>`;
+}
+
+export function signInPage(error?: string): string {
+  return page({
+    title: 'Sign in',
+    body: html`<h1>Sign in</h1>
+<p class="lead">The console of this scimd. Operators sign in with its admin token (<code>ADMIN_TOKEN</code>).</p>
+${error ? notice('bad', error) : ''}
+<form class="stack" method="post" action="/console/sign-in">
+<input type="text" name="username" value="admin" autocomplete="username" hidden>
+<label>Admin token <input type="password" name="adminToken" autocomplete="current-password" required autofocus></label>
+<div><button>Sign in</button></div>
+</form>`,
+  });
+}
+
+export interface OrgSummary {
+  readonly org: OrgView;
+  readonly state: string;
+  readonly lastRequestAt: string | null;
+}
+
+export function orgsPage(csrf: string, orgs: readonly OrgSummary[]): string {
+  const rows = orgs.map(
+    ({ org, state, lastRequestAt }) => html`<tr>
+<td><a href="/console/orgs/${org.id}">${org.name}</a></td><td>${badge(state)}</td><td>${when(lastRequestAt)}</td>
+<td>${org.groupSync ? 'on' : 'off'}</td><td>${org.deprovisioning}</td></tr>`,
+  );
+  return page({
+    title: 'Organizations',
+    nav: operatorNav(csrf),
+    body: html`<h1>Organizations</h1>
+${
+  orgs.length === 0
+    ? html`<p>No organization yet: create the first below.</p>`
+    : html`<div class="table-wrap"><table>
+<thead><tr><th scope="col">Name</th><th scope="col">Sync health</th><th scope="col">Last request</th>
+<th scope="col">Group sync</th><th scope="col">Deprovisioning</th></tr></thead>
+<tbody>${rows}</tbody></table></div>`
+}
+<h2 id="new-org">New organization</h2>
+<form class="stack" method="post" action="/console/orgs">${csrfField(csrf)}
+<label>Name <input name="name" required maxlength="200"></label>
+<label class="check"><input type="checkbox" name="groupSync" value="true"> Group sync (accept groups from the IdP)</label>
+${deprovisioningSelect('deactivate')}
+<div><button>Create organization</button></div>
+</form>`,
+  });
+}
+
+function deprovisioningSelect(current: string): Html {
+  const option = (value: string, label: string) =>
+    html`<option value="${value}"${current === value ? html` selected` : ''}>${label}</option>`;
+  return html`<label>When the IdP deletes a user <select name="deprovisioning">
+${option('deactivate', 'deactivate it (keep its data)')}
+${option('anonymize', 'anonymize it (keep the row, drop personal data)')}
+${option('delete', 'delete it')}
+</select></label>`;
+}
+
+/** A secret that the last action created, shown once. */
+export interface Revealed {
+  readonly label: string;
+  readonly value: string;
+  readonly after: string;
+}
+
+export interface OrgPageData {
+  readonly csrf: string;
+  readonly org: OrgView;
+  readonly health: Health;
+  readonly setupLinks: readonly SetupLinkView[];
+  readonly schemas: readonly SchemaView[];
+  readonly revealed?: Revealed;
+  readonly notice?: string;
+}
+
+export function orgPage(data: OrgPageData): string {
+  const { csrf, org, health } = data;
+  return page({
+    title: org.name,
+    nav: operatorNav(csrf),
+    body: html`<h1>${org.name}</h1>
+<p class="lead">Organization <code>${org.id}</code> · <a href="/console/orgs/${org.id}/activity">Activity: failed requests, audit log, changes</a></p>
+${data.notice ? notice('ok', data.notice) : ''}
+${data.revealed ? revealed(data.revealed.label, data.revealed.value, data.revealed.after) : ''}
+<h2>SCIM base URL</h2>
+<p>${copyable('base-url', org.scimBaseUrl)}</p>
+<h2>Sync health</h2>
+${healthSummary(health)}
+<h2 id="setup-links">Setup links</h2>
+<p>A link for the customer’s IT admin: without an account, they choose Okta or Entra, follow the steps with
+this organization’s values filled in, generate a token, and watch the first requests arrive. A link can create
+tokens and read this organization’s sync health and failed requests, nothing else.</p>
+${setupLinksTable(csrf, org.id, data.setupLinks)}
+<form class="row" method="post" action="/console/orgs/${org.id}/setup-links">${csrfField(csrf)}
+<label>Valid for <select name="expiresInHours">
+<option value="24">1 day</option><option value="72" selected>3 days</option><option value="168">7 days</option>
+</select></label>
+<label>Note <input name="note" maxlength="200" placeholder="e.g. for Acme’s IT team"></label>
+<button>Create setup link</button>
+</form>
+<h2 id="tokens">Tokens</h2>
+${tokensTable(csrf, org.id, health.tokens)}
+<h3>New token</h3>
+<form class="row" method="post" action="/console/orgs/${org.id}/tokens">${csrfField(csrf)}
+<label>Name <input name="name" maxlength="200" placeholder="e.g. Okta production"></label>
+<label class="check"><input type="checkbox" name="scopes" value="users" checked> users</label>
+<label class="check"><input type="checkbox" name="scopes" value="groups" checked> groups</label>
+<label>Expires (optional) <input type="date" name="expiresOn"></label>
+<button>Create token</button>
+</form>
+<h2 id="settings">Settings</h2>
+<form class="stack" method="post" action="/console/orgs/${org.id}/settings">${csrfField(csrf)}
+<label>Name <input name="name" required maxlength="200" value="${org.name}"></label>
+<label class="check"><input type="checkbox" name="groupSync" value="true"${org.groupSync ? html` checked` : ''}> Group sync (accept groups from the IdP)</label>
+${deprovisioningSelect(org.deprovisioning)}
+<div><button>Save settings</button></div>
+</form>
+<h2 id="schemas">Custom schemas</h2>
+${schemasList(data.schemas)}`,
+  });
+}
+
+function healthSummary(health: Health): Html {
+  const { users } = health;
+  return html`<p>${badge(health.state)} ${health.reasons.join(' ')}</p>
+<dl class="facts">
+<dt>Last request</dt><dd>${when(health.lastRequestAt)}</dd>
+<dt>Last success</dt><dd>${when(health.lastSuccessAt)}</dd>
+${users ? html`<dt>People</dt><dd>${users.active} active, ${users.inactive} inactive, ${users.deprovisioned} deprovisioned users; ${health.groups} groups</dd>` : ''}
+</dl>`;
+}
+
+function setupLinksTable(csrf: string, orgId: string, links: readonly SetupLinkView[]): Html {
+  if (links.length === 0) return html`<p class="muted">No setup link yet.</p>`;
+  return html`<div class="table-wrap"><table>
+<thead><tr><th scope="col">Link</th><th scope="col">State</th><th scope="col">Note</th><th scope="col">Expires</th>
+<th scope="col">Last opened</th><th scope="col"><span class="muted">Action</span></th></tr></thead>
+<tbody>${links.map(
+    (link) => html`<tr><td><code>${link.prefix}…</code></td><td>${badge(link.state)}</td><td>${link.note}</td>
+<td>${when(link.expiresAt)}</td><td>${when(link.lastOpenedAt)}</td><td>${
+      link.state === 'active'
+        ? html`<form class="inline" method="post" action="/console/orgs/${orgId}/setup-links/${link.id}/revoke">${csrfField(csrf)}<button class="danger" aria-label="Revoke setup link ${link.prefix}">Revoke</button></form>`
+        : ''
+    }</td></tr>`,
+  )}</tbody></table></div>`;
+}
+
+function tokenState(token: TokenView): string {
+  if (token.revokedAt) return 'revoked';
+  if (token.expiresAt && new Date(token.expiresAt) <= new Date()) return 'expired';
+  return 'active';
+}
+
+function tokensTable(csrf: string, orgId: string, tokens: readonly TokenView[]): Html {
+  if (tokens.length === 0)
+    return html`<p class="muted">No token yet: create one below, or send a setup link and let the IT admin create it.</p>`;
+  const actions = (token: TokenView) => {
+    if (tokenState(token) !== 'active') return '';
+    const base = `/console/orgs/${orgId}/tokens/${token.id}`;
+    const rotate = token.replacedBy
+      ? html`<p class="muted">Rotated: its replacement is <code>${token.replacedBy}</code>.</p>`
+      : html`<form class="row" method="post" action="${base}/rotate">${csrfField(csrf)}
+<label>Old token keeps working <select name="overlapSeconds"><option value="">until revoked</option>
+<option value="3600">1 more hour</option><option value="86400">1 more day</option><option value="604800">7 more days</option></select></label>
+<button class="secondary">Rotate</button></form>`;
+    return html`${rotate}<form class="row" method="post" action="${base}/revoke">${csrfField(csrf)}
+${token.replacedBy ? html`<label class="check"><input type="checkbox" name="force" value="true"> even though its replacement has not served a successful request yet</label>` : ''}
+<button class="danger" aria-label="Revoke token ${token.name}">Revoke</button></form>`;
+  };
+  return html`<p class="muted">Rotation gives a new token with the same name and scopes; the old one works on until revoked
+(or for the overlap chosen). A rotated token cannot be revoked before its replacement has served a successful request,
+so the IdP is never left without a working token, unless you say so.</p>
+<div class="table-wrap"><table>
+<thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Scopes</th><th scope="col">State</th>
+<th scope="col">Expires</th><th scope="col">Last used</th><th scope="col"><span class="muted">Actions</span></th></tr></thead>
+<tbody>${tokens.map(
+    (t) => html`<tr><td>${t.name}</td><td><code>${t.prefix}…</code></td><td>${t.scopes.join(', ')}</td>
+<td>${badge(tokenState(t))}${t.expiresSoon ? html` ${badge('token_expiring')}` : ''}</td><td>${when(t.expiresAt)}</td>
+<td>${when(t.lastUsedAt)}</td><td>${actions(t)}</td></tr>`,
+  )}</tbody></table></div>`;
+}
+
+function schemasList(schemas: readonly SchemaView[]): Html {
+  if (schemas.length === 0)
+    return html`<p class="muted">None: this organization has the standard User, enterprise User and Group schemas.
+Add one with <code>scimd schema put ORG FILE.json</code> or <code>PUT /admin/v1/orgs/{orgId}/schemas/{urn}</code>.</p>`;
+  return html`<ul>${schemas.map((s) => {
+    const attributes = (s.attributes as { name: string; type: string; multiValued: boolean }[]) ?? [];
+    return html`<li><code>${s.id}</code> (${s.resourceType}): ${attributes.map(
+      (a, i) =>
+        html`${i > 0 ? ', ' : ''}<code>${a.name}</code> <span class="muted">${a.type}${a.multiValued ? ', multi-valued' : ''}</span>`,
+    )}</li>`;
+  })}</ul>`;
+}
+
+interface ChangeRow {
+  readonly position: string;
+  readonly type: string;
+  readonly resourceId: string;
+  readonly occurredAt: Date;
+}
+
+export interface ActivityPageData {
+  readonly csrf: string;
+  readonly org: OrgView;
+  readonly failures: Health['recentFailures'];
+  readonly events: readonly AuditEvent[];
+  readonly nextCursor: string | null;
+  readonly filter: { resourceId: string; since: string; until: string };
+  readonly changes: readonly ChangeRow[];
+}
+
+export function activityPage(data: ActivityPageData): string {
+  const { org, filter } = data;
+  const base = `/console/orgs/${org.id}/activity`;
+  const filterQuery = new URLSearchParams(Object.entries(filter).filter(([, v]) => v !== '')).toString();
+  const next = data.nextCursor
+    ? html`<a href="${base}?${filterQuery ? `${filterQuery}&` : ''}cursor=${data.nextCursor}">Older entries</a>`
+    : '';
+  return page({
+    title: `${org.name}: activity`,
+    nav: operatorNav(data.csrf),
+    body: html`<h1>${org.name}: activity</h1>
+<p class="lead"><a href="/console/orgs/${org.id}">Back to the organization</a></p>
+<h2>Failed requests</h2>
+${failuresList(data.failures)}
+<h2 id="audit">Audit log</h2>
+<form class="row" method="get" action="${base}">
+<label>Resource id <input name="resourceId" value="${filter.resourceId}"></label>
+<label>Since <input type="datetime-local" name="since" value="${filter.since}"></label>
+<label>Until <input type="datetime-local" name="until" value="${filter.until}"></label>
+<button class="secondary">Filter</button>
+</form>
+${
+  data.events.length === 0
+    ? html`<p class="muted">No entry.</p>`
+    : html`<div class="table-wrap"><table>
+<thead><tr><th scope="col">At</th><th scope="col">Actor</th><th scope="col">Action</th><th scope="col">Resource</th>
+<th scope="col">Status</th><th scope="col">Request</th></tr></thead>
+<tbody>${data.events.map(
+        (e) => html`<tr><td>${when(e.at)}</td><td><code>${e.actor}</code></td><td>${e.action}</td>
+<td>${e.resourceType ?? ''} <code>${e.resourceId ?? ''}</code></td><td>${e.status}</td><td><code>${e.requestId ?? ''}</code></td></tr>`,
+      )}</tbody></table></div>`
+}
+<div class="pager">${next}</div>
+<h2 id="changes">Latest changes</h2>
+${
+  data.changes.length === 0
+    ? html`<p class="muted">No change in the feed yet.</p>`
+    : html`<div class="table-wrap"><table>
+<thead><tr><th scope="col">Position</th><th scope="col">At</th><th scope="col">Type</th><th scope="col">Resource</th></tr></thead>
+<tbody>${data.changes.map(
+        (c) =>
+          html`<tr><td>${c.position}</td><td>${when(c.occurredAt)}</td><td>${c.type}</td><td><code>${c.resourceId}</code></td></tr>`,
+      )}</tbody></table></div>`
+}`,
+  });
+}
+
+/** The failed requests with what to change: the operator's activity page and the setup link's panel. */
+export function failuresList(failures: Health['recentFailures']): Html {
+  if (failures.length === 0) return html`<p class="muted">No failed request.</p>`;
+  return html`<ul class="failures">${failures.map(
+    (
+      f,
+    ) => html`<li class="failure"><p>${when(f.at)} <code>${f.method} ${f.path}</code> → <strong>${f.status}</strong>
+${f.scimType ? html`<code>${f.scimType}</code>` : ''}: ${f.detail}</p>
+${f.hint ? html`<p class="hint"><strong>What to do:</strong> ${f.hint}</p>` : ''}</li>`,
+  )}</ul>`;
+}
+
+interface EndpointView {
+  readonly id: string;
+  readonly orgId: string | null;
+  readonly url: string;
+  readonly events: readonly string[];
+  readonly description: string;
+  readonly state: string;
+  readonly disabledReason: string | null;
+}
+
+export function webhooksPage(csrf: string, endpoints: readonly EndpointView[]): string {
+  return page({
+    title: 'Webhooks',
+    nav: operatorNav(csrf),
+    body: html`<h1>Webhook endpoints</h1>
+<p class="lead">Create and change endpoints with <code>scimd webhook</code> or the admin API; here, see how their
+deliveries go.</p>
+${
+  endpoints.length === 0
+    ? html`<p class="muted">No endpoint.</p>`
+    : html`<div class="table-wrap"><table>
+<thead><tr><th scope="col">URL</th><th scope="col">State</th><th scope="col">Organization</th><th scope="col">Events</th></tr></thead>
+<tbody>${endpoints.map(
+        (
+          e,
+        ) => html`<tr><td><a href="/console/webhooks/${e.id}">${e.url}</a><br><span class="muted">${e.description}</span></td>
+<td>${badge(e.state)}</td><td>${e.orgId ? html`<a href="/console/orgs/${e.orgId}">${e.orgId}</a>` : 'all'}</td>
+<td>${e.events.join(', ')}</td></tr>`,
+      )}</tbody></table></div>`
+}`,
+  });
+}
+
+export function webhookPage(
+  csrf: string,
+  endpoint: EndpointView & { pending: number },
+  deliveries: readonly DeliveryView[],
+  nextCursor: string | null,
+): string {
+  return page({
+    title: 'Webhook deliveries',
+    nav: operatorNav(csrf),
+    body: html`<h1>Deliveries to ${endpoint.url}</h1>
+<p class="lead">${badge(endpoint.state)} ${endpoint.disabledReason ?? ''} · ${endpoint.pending} pending ·
+<a href="/console/webhooks">All endpoints</a></p>
+${
+  deliveries.length === 0
+    ? html`<p class="muted">No delivery yet.</p>`
+    : html`<div class="table-wrap"><table>
+<thead><tr><th scope="col">Change</th><th scope="col">Type</th><th scope="col">State</th><th scope="col">Attempts</th>
+<th scope="col">Last status</th><th scope="col">Latency</th><th scope="col">Error</th><th scope="col">Next attempt</th></tr></thead>
+<tbody>${deliveries.map(
+        (
+          d,
+        ) => html`<tr><td>${d.position}</td><td>${d.type}</td><td>${badge(d.state)}</td><td>${d.attempts}</td>
+<td>${d.lastStatus ?? ''}</td><td>${d.lastLatencyMs === null ? '' : `${d.lastLatencyMs} ms`}</td><td>${d.lastError ?? ''}</td>
+<td>${d.nextAttemptAt ? when(d.nextAttemptAt) : ''}</td></tr>`,
+      )}</tbody></table></div>`
+}
+<div class="pager">${nextCursor ? html`<a href="/console/webhooks/${endpoint.id}?before=${nextCursor}">Older deliveries</a>` : ''}</div>`,
+  });
+}

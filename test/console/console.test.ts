@@ -1,0 +1,398 @@
+// The console over HTTP on a real database: its security (CSP, cookies, CSRF, sessions that end),
+// the operator's actions through the admin services and the audit log, and setup links (stored
+// hashed, limited to their organization, dead at expiry or revocation). The browser journeys are in
+// journeys.test.ts.
+import { sql } from 'kysely';
+import type supertest from 'supertest';
+import { describe, expect, it } from 'vitest';
+import { ADMIN_TOKEN, type Harness, PUBLIC_URL, useHarness } from '../helpers/harness.js';
+import { type Json, USER } from '../helpers/scim.js';
+
+let harness: Harness;
+useHarness((h) => {
+  harness = h;
+});
+
+/** The cookie a response set, as a Cookie header value. */
+function cookieOf(res: supertest.Response, name: string): string {
+  const set = ([] as string[]).concat(res.headers['set-cookie'] ?? []);
+  const line = set.find((c) => c.startsWith(`${name}=`));
+  if (!line) throw new Error(`no ${name} cookie in ${JSON.stringify(set)}`);
+  return line.split(';')[0]!;
+}
+
+const csrfIn = (page: string) => /name="_csrf" value="([^"]+)"/.exec(page)?.[1] ?? '';
+
+interface Browser {
+  cookie: string;
+  csrf: string;
+  get(path: string): supertest.Test;
+  post(path: string, fields?: Record<string, string | string[]>): supertest.Test;
+}
+
+function browser(cookie: string, csrf: string): Browser {
+  return {
+    cookie,
+    csrf,
+    get: (path) => harness.http.get(path).set('Cookie', cookie),
+    post: (path, fields = {}) =>
+      harness.http
+        .post(path)
+        .set('Cookie', cookie)
+        .type('form')
+        .send({ _csrf: csrf, ...fields }),
+  };
+}
+
+async function signIn(): Promise<Browser> {
+  const res = await harness.http
+    .post('/console/sign-in')
+    .type('form')
+    .send({ adminToken: ADMIN_TOKEN })
+    .expect(303);
+  expect(res.headers.location).toBe('/console');
+  const cookie = cookieOf(res, 'scimd_console');
+  const page = await harness.http.get('/console').set('Cookie', cookie).expect(200);
+  return browser(cookie, csrfIn(page.text));
+}
+
+async function auditOf(orgId: string): Promise<Json[]> {
+  return (await harness.admin('get', `/orgs/${orgId}/events?limit=100`).expect(200)).body.events;
+}
+
+async function newSetupLink(orgId: string): Promise<{ id: string; url: string }> {
+  const res = await harness.admin('post', `/orgs/${orgId}/setup-links`).send({ note: 'for IT' }).expect(201);
+  return res.body;
+}
+
+/** Opens a setup link as an IT admin's browser would: the secret becomes a session cookie. */
+async function openLink(url: string): Promise<Browser> {
+  const res = await harness.http.get(new URL(url).pathname).expect(303);
+  expect(res.headers.location).toBe('/console/setup');
+  const cookie = cookieOf(res, 'scimd_setup');
+  const page = await harness.http.get('/console/setup/entra').set('Cookie', cookie).expect(200);
+  return browser(cookie, csrfIn(page.text));
+}
+
+describe('console security', () => {
+  it('serves pages with a strict Content-Security-Policy, and no inline script, style or handler', async () => {
+    const op = await signIn();
+    const org = await harness.createOrg({ name: 'Acme' });
+    for (const path of [
+      '/console/sign-in',
+      '/console',
+      `/console/orgs/${org.id}`,
+      `/console/orgs/${org.id}/activity`,
+    ]) {
+      const res = path === '/console/sign-in' ? await harness.http.get(path) : await op.get(path);
+      expect(res.status, path).toBe(200);
+      expect(res.headers['content-security-policy']).toContain("script-src 'self'");
+      expect(res.headers['content-security-policy']).toContain("default-src 'none'");
+      expect(res.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+      expect(res.headers['cache-control']).toBe('no-store');
+      expect(res.text).not.toMatch(/<script(?![^>]*\bsrc=)/);
+      expect(res.text).not.toMatch(/\sstyle=|<style|\son[a-z]+=/);
+    }
+    const script = await harness.http.get('/console/assets/console.js').expect(200);
+    expect(script.headers['content-type']).toMatch(/^text\/javascript/);
+    await harness.http
+      .get('/console/assets/console.js')
+      .set('If-None-Match', script.headers.etag!)
+      .expect(304);
+    await harness.http.get('/console/assets/console.css').expect('Content-Type', /^text\/css/);
+    await harness.http.get('/console/assets/nothing.js').expect(404);
+  });
+
+  it('asks for the admin token, and keeps the session in an HttpOnly, SameSite=Strict, Secure cookie', async () => {
+    const away = await harness.http.get('/console').expect(302);
+    expect(away.headers.location).toBe('/console/sign-in');
+    const wrong = await harness.http
+      .post('/console/sign-in')
+      .type('form')
+      .send({ adminToken: 'nope' })
+      .expect(401);
+    expect(wrong.text).toContain('not this scimd’s admin token');
+    expect(wrong.headers['set-cookie']).toBeUndefined();
+
+    const res = await harness.http
+      .post('/console/sign-in')
+      .type('form')
+      .send({ adminToken: ADMIN_TOKEN })
+      .expect(303);
+    const line = ([] as string[]).concat(res.headers['set-cookie'] ?? [])[0]!;
+    expect(line).toMatch(/^scimd_console=scimdsession_[\w-]{40,};/);
+    expect(line).toContain('HttpOnly');
+    expect(line).toContain('SameSite=Strict');
+    expect(line).toContain('Path=/console');
+    expect(line).toContain('Max-Age=28800');
+    expect(PUBLIC_URL.startsWith('https:')).toBe(true);
+    expect(line).toContain('Secure');
+    // Only the hash of the cookie's secret is stored.
+    const secret = line.split(';')[0]!.split('=')[1]!;
+    const rows = await sql<{
+      row: string;
+    }>`select row_to_json(s)::text as row from console_sessions s`.execute(harness.database.db);
+    expect(rows.rows.length).toBeGreaterThan(0);
+    for (const { row } of rows.rows) expect(row).not.toContain(secret.slice('scimdsession_'.length));
+  });
+
+  it('refuses a form without its CSRF token, or posted from another site', async () => {
+    const op = await signIn();
+    const before = (await harness.admin('get', '/orgs').expect(200)).body.orgs.length;
+    const noToken = await harness.http
+      .post('/console/orgs')
+      .set('Cookie', op.cookie)
+      .type('form')
+      .send({ name: 'Forged' })
+      .expect(403);
+    expect(noToken.text).toContain('The form has expired');
+    await op.post('/console/orgs', { _csrf: 'x'.repeat(43), name: 'Forged' }).expect(403);
+    await op
+      .post('/console/orgs', { name: 'Forged' })
+      .set('Host', new URL(PUBLIC_URL).host)
+      .set('Origin', 'https://evil.example')
+      .expect(403);
+    // Another session's token is not this one's.
+    const other = await signIn();
+    await op.post('/console/orgs', { _csrf: other.csrf, name: 'Forged' }).expect(403);
+    expect((await harness.admin('get', '/orgs').expect(200)).body.orgs).toHaveLength(before);
+    await op.post('/console/orgs', { name: 'Real' }).set('Origin', new URL(PUBLIC_URL).origin).expect(303);
+  });
+
+  it('ends a session at sign-out and at expiry', async () => {
+    const op = await signIn();
+    const out = await op.post('/console/sign-out').expect(303);
+    expect(cookieOf(out, 'scimd_console')).toBe('scimd_console=');
+    await op.get('/console').expect(302);
+
+    const late = await signIn();
+    await sql`update console_sessions set expires_at = now() - interval '1 second'`.execute(
+      harness.database.db,
+    );
+    await late.get('/console').expect(302);
+    await late.post('/console/orgs', { name: 'Late' }).expect(401);
+  });
+});
+
+describe('console: an operator', () => {
+  it('creates an organization, a token shown once, and a setup link, each in the audit log under the session', async () => {
+    const op = await signIn();
+    const created = await op.post('/console/orgs', { name: 'Globex', groupSync: 'true' }).expect(303);
+    const orgId = /\/console\/orgs\/([0-9a-f-]{36})$/.exec(created.headers.location!)![1]!;
+    const page = await op.get(`/console/orgs/${orgId}`).expect(200);
+    expect(page.text).toContain(`${PUBLIC_URL}/scim/v2/${orgId}`);
+    expect(page.text).toContain('Never connected');
+
+    const withToken = await op
+      .post(`/console/orgs/${orgId}/tokens`, { name: 'Okta production', scopes: ['users', 'groups'] })
+      .expect(200);
+    const secret = /(scimd_[\w-]{43})/.exec(withToken.text)![1]!;
+    expect(withToken.text).toContain('shown this once');
+    const tenant = await harness.tenantOf(orgId, secret);
+    await tenant.post('/Users', { schemas: [USER], userName: 'ada@globex.example' }).expect(201);
+    // The token's page afterwards lists it without its secret.
+    const again = await op.get(`/console/orgs/${orgId}`).expect(200);
+    expect(again.text).toContain('Okta production');
+    expect(again.text).not.toContain(secret);
+    expect(again.text).toContain('Healthy');
+
+    const withLink = await op
+      .post(`/console/orgs/${orgId}/setup-links`, { expiresInHours: '24', note: 'Globex IT' })
+      .expect(200);
+    expect(withLink.text).toMatch(/\/console\/link\/scimdsetup_[\w-]{43}/);
+
+    const events = await auditOf(orgId);
+    const session = (await harness.database.db.selectFrom('console_sessions').select('id').execute()).map(
+      (s) => `console:${s.id}`,
+    );
+    const byAction = Object.fromEntries(events.map((e) => [e.action, e]));
+    for (const action of ['org.create', 'token.create', 'setup_link.create']) {
+      expect(byAction[action], action).toBeDefined();
+      expect(session).toContain(byAction[action].actor);
+      expect(byAction[action].status).toBe(201);
+    }
+    expect(byAction['token.create'].resourceType).toBe('Token');
+    expect(byAction['setup_link.create'].resourceType).toBe('SetupLink');
+    expect(JSON.stringify(events)).not.toContain(secret);
+  });
+
+  it('rotates a token, and revokes the old one only once the new one has served, unless forced', async () => {
+    const op = await signIn();
+    const org = await harness.createOrg({ name: 'Initech' });
+    await harness.createToken(org.id, { name: 'entra' });
+    const [token] = (await harness.admin('get', `/orgs/${org.id}/tokens`).expect(200)).body.tokens;
+    const rotated = await op
+      .post(`/console/orgs/${org.id}/tokens/${token.id}/rotate`, { overlapSeconds: '' })
+      .expect(200);
+    expect(rotated.text).toMatch(/scimd_[\w-]{43}/);
+    const guarded = await op.post(`/console/orgs/${org.id}/tokens/${token.id}/revoke`).expect(409);
+    expect(guarded.text).toContain('has not served a successful request yet');
+    await op.post(`/console/orgs/${org.id}/tokens/${token.id}/revoke`, { force: 'true' }).expect(303);
+    const tokens = (await harness.admin('get', `/orgs/${org.id}/tokens`).expect(200)).body.tokens;
+    expect(tokens.find((t: Json) => t.id === token.id).revokedAt).not.toBeNull();
+    const actions = (await auditOf(org.id)).map((e) => `${e.action} ${e.status}`);
+    expect(actions).toEqual(
+      expect.arrayContaining(['token.rotate 200', 'token.revoke 409', 'token.revoke 200']),
+    );
+  });
+
+  it('changes settings, and reads activity, schemas and webhooks', async () => {
+    const op = await signIn();
+    const t = await harness.tenant();
+    await harness
+      .admin('put', `/orgs/${t.orgId}/schemas/urn:ietf:params:scim:schemas:extension:acme:2.0:User`)
+      .send({
+        id: 'urn:ietf:params:scim:schemas:extension:acme:2.0:User',
+        name: 'Acme',
+        attributes: [{ name: 'costCenter', type: 'string' }],
+      })
+      .expect(201);
+    await op
+      .post(`/console/orgs/${t.orgId}/settings`, { name: 'Renamed', deprovisioning: 'delete' })
+      .expect(303);
+    const org = (await harness.admin('get', `/orgs/${t.orgId}`).expect(200)).body;
+    expect(org).toMatchObject({ name: 'Renamed', groupSync: false, deprovisioning: 'delete' });
+    const page = await op.get(`/console/orgs/${t.orgId}?done=settings`).expect(200);
+    expect(page.text).toContain('Settings saved.');
+    expect(page.text).toContain('costCenter');
+
+    await t.post('/Users', { schemas: [USER], userName: 'dup@example.com' }).expect(201);
+    await t.post('/Users', { schemas: [USER], userName: 'dup@example.com' }).expect(409);
+    const activity = await op.get(`/console/orgs/${t.orgId}/activity`).expect(200);
+    expect(activity.text).toContain('POST /Users');
+    expect(activity.text).toContain('uniqueness');
+    expect(activity.text).toContain('What to do:');
+    expect(activity.text).toContain('org.update');
+    expect(activity.text).toContain('user.create');
+    const filtered = await op.get(`/console/orgs/${t.orgId}/activity?resourceId=${t.orgId}`).expect(200);
+    expect(filtered.text).toContain('<td>org.update</td>');
+    expect(filtered.text).not.toContain('<td>user.create</td>');
+
+    const hook = await harness
+      .admin('post', '/webhooks')
+      .send({ url: 'https://hooks.example.com/scimd', events: ['user.created'], orgId: t.orgId })
+      .expect(201);
+    const list = await op.get('/console/webhooks').expect(200);
+    expect(list.text).toContain('https://hooks.example.com/scimd');
+    const deliveries = await op.get(`/console/webhooks/${hook.body.id}`).expect(200);
+    expect(deliveries.text).toContain('Deliveries to https://hooks.example.com/scimd');
+    expect(deliveries.text).not.toContain(hook.body.secret);
+  });
+
+  it('answers a missing organization with a 404 page, and bad input with a 400 page', async () => {
+    const op = await signIn();
+    await op.get('/console/orgs/00000000-0000-4000-8000-000000000000').expect(404);
+    const bad = await op.post('/console/orgs', { name: '' }).expect(400);
+    expect(bad.text).toContain('name');
+    await op.get('/console/nowhere').expect(404);
+  });
+});
+
+describe('console: a setup link', () => {
+  it('is stored hashed, opens into a session of its organization only, and creates tokens there', async () => {
+    const mine = await harness.createOrg({ name: 'Hooli', groupSync: true });
+    const other = await harness.createOrg({ name: 'Other' });
+    const link = await newSetupLink(mine.id);
+    const secret = new URL(link.url).pathname.split('/').at(-1)!;
+    expect(link.url.startsWith(`${PUBLIC_URL}/console/link/scimdsetup_`)).toBe(true);
+    const stored = await sql<{ row: string }>`select row_to_json(l)::text as row from setup_links l`.execute(
+      harness.database.db,
+    );
+    for (const { row } of stored.rows) expect(row).not.toContain(secret.slice(20));
+
+    const itAdmin = await openLink(link.url);
+    const home = await itAdmin.get('/console/setup').expect(200);
+    expect(home.text).toContain('Hooli');
+    expect(home.text).not.toContain('Other');
+    const entra = await itAdmin.get('/console/setup/entra').expect(200);
+    expect(entra.text).toContain(`${mine.scimBaseUrl}?aadOptscim062020`);
+    const okta = await itAdmin.get('/console/setup/okta').expect(200);
+    expect(okta.text).toContain(mine.scimBaseUrl);
+    expect(okta.text).toContain('userName');
+    await itAdmin.get('/console/setup/onelogin').expect(404);
+
+    const revealed = await itAdmin.post('/console/setup/entra/token').expect(200);
+    const token = /(scimd_[\w-]{43})/.exec(revealed.text)![1]!;
+    const tenant = await harness.tenantOf(mine.id, token);
+    await tenant.get('/Users').expect(200);
+    const elsewhere = await harness.tenantOf(other.id, token);
+    await elsewhere.get('/Users').expect(401);
+
+    // The link's session is no operator's.
+    await harness.http.get('/console').set('Cookie', itAdmin.cookie).expect(302);
+    await harness.http.get(`/console/orgs/${mine.id}`).set('Cookie', itAdmin.cookie).expect(302);
+    const actors = (await auditOf(mine.id))
+      .filter((e) => e.actor === `setup_link:${link.id}`)
+      .map((e) => e.action);
+    expect(actors).toEqual(expect.arrayContaining(['setup_link.open', 'token.create']));
+    expect(JSON.stringify(await auditOf(mine.id))).not.toContain(token);
+  });
+
+  it('shows the connection waiting, then connected, then a failed request with its hint', async () => {
+    const org = await harness.createOrg({ name: 'Pied Piper' });
+    const itAdmin = await openLink((await newSetupLink(org.id)).url);
+    const waiting = await itAdmin.get('/console/setup/status').expect(200);
+    expect(waiting.text).toContain('data-state="waiting"');
+
+    const token = /(scimd_[\w-]{43})/.exec(
+      (await itAdmin.post('/console/setup/entra/token').expect(200)).text,
+    )![1]!;
+    const tenant = await harness.tenantOf(org.id, token);
+    await tenant.get('/Users?filter=userName%20eq%20%22x%40example.com%22').expect(200);
+    const connected = await itAdmin.get('/console/setup/status').expect(200);
+    expect(connected.text).toContain('data-state="connected"');
+
+    await tenant
+      .post('/Groups', { schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'], displayName: 'g' })
+      .expect(403);
+    const failed = await itAdmin.get('/console/setup/status').expect(200);
+    expect(failed.text).toContain('POST /Groups');
+    expect(failed.text).toContain('What to do:');
+    expect(failed.text).toContain('data-state="connected"');
+  });
+
+  it('stops working when revoked or expired, and its sessions with it', async () => {
+    const org = await harness.createOrg({ name: 'Massive Dynamic' });
+    const link = await newSetupLink(org.id);
+    const itAdmin = await openLink(link.url);
+    await itAdmin.get('/console/setup').expect(200);
+    const revoked = await harness.admin('post', `/orgs/${org.id}/setup-links/${link.id}/revoke`).expect(200);
+    expect(revoked.body.state).toBe('revoked');
+    await itAdmin.get('/console/setup').expect(401);
+    await itAdmin.post('/console/setup/entra/token').expect(401);
+    const gone = await harness.http.get(new URL(link.url).pathname).expect(404);
+    expect(gone.text).toContain('This setup link does not work');
+
+    const late = await newSetupLink(org.id);
+    const lateSession = await openLink(late.url);
+    await sql`update setup_links set expires_at = now() - interval '1 second' where id = ${late.id}`.execute(
+      harness.database.db,
+    );
+    await lateSession.get('/console/setup').expect(401);
+    await harness.http.get(new URL(late.url).pathname).expect(404);
+    await harness.http.get('/console/link/scimdsetup_not-a-real-link-at-all-0123456789abcdef').expect(404);
+
+    const listed = (await harness.admin('get', `/orgs/${org.id}/setup-links`).expect(200)).body.setupLinks;
+    expect(listed.map((l: Json) => [l.id, l.state])).toEqual(
+      expect.arrayContaining([
+        [link.id, 'revoked'],
+        [late.id, 'expired'],
+      ]),
+    );
+    expect(JSON.stringify(listed)).not.toContain('/console/link/');
+    const actions = (await auditOf(org.id)).filter((e) => e.actor === 'admin').map((e) => e.action);
+    expect(actions).toEqual(expect.arrayContaining(['setup_link.create', 'setup_link.revoke']));
+  });
+
+  it('is refused for a missing organization, a life too long, or an unknown link', async () => {
+    await harness
+      .admin('post', '/orgs/00000000-0000-4000-8000-000000000000/setup-links')
+      .send({})
+      .expect(404);
+    const org = await harness.createOrg({ name: 'Umbrella' });
+    await harness.admin('post', `/orgs/${org.id}/setup-links`).send({ expiresInHours: 721 }).expect(400);
+    await harness
+      .admin('post', `/orgs/${org.id}/setup-links/00000000-0000-4000-8000-000000000000/revoke`)
+      .expect(404);
+  });
+});
