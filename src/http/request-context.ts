@@ -4,6 +4,9 @@ import { type Logger, requestLogger } from '../log.js';
 
 const SAFE_REQUEST_ID = /^[\w.:-]{1,128}$/;
 
+/** A path that carries a secret (a setup link's) is logged without it. */
+const SECRET_IN_PATH = /^(\/console\/link\/)[^/]+/;
+
 /** Gives each request an id (the client's X-Request-Id when it is sane) and logs one line per request. */
 export function requestContext(logger: Logger): Middleware {
   const lines = requestLogger(logger);
@@ -18,7 +21,8 @@ export function requestContext(logger: Logger): Middleware {
     } finally {
       // The path only: query strings can carry filter values (personal data).
       const ms = Math.round((performance.now() - started) * 10) / 10;
-      lines.info({ requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms }, 'request');
+      const path = ctx.path.replace(SECRET_IN_PATH, '$1[redacted]');
+      lines.info({ requestId, method: ctx.method, path, status: ctx.status, ms }, 'request');
     }
   };
 }

@@ -3,8 +3,10 @@
 // hashed, limited to their organization, dead at expiry or revocation). The browser journeys are in
 // journeys.test.ts.
 import { sql } from 'kysely';
-import type supertest from 'supertest';
+import { pino } from 'pino';
+import supertest from 'supertest';
 import { describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.js';
 import { ADMIN_TOKEN, type Harness, PUBLIC_URL, useHarness } from '../helpers/harness.js';
 import { type Json, USER } from '../helpers/scim.js';
 
@@ -382,6 +384,24 @@ describe('console: a setup link', () => {
     expect(JSON.stringify(listed)).not.toContain('/console/link/');
     const actions = (await auditOf(org.id)).filter((e) => e.actor === 'admin').map((e) => e.action);
     expect(actions).toEqual(expect.arrayContaining(['setup_link.create', 'setup_link.revoke']));
+  });
+
+  it('never reaches the log: the request line names the link’s path without its secret', async () => {
+    const org = await harness.createOrg({ name: 'Soylent' });
+    const link = await newSetupLink(org.id);
+    const lines: string[] = [];
+    const app = createApp({
+      database: harness.database,
+      publicUrl: PUBLIC_URL,
+      adminToken: ADMIN_TOKEN,
+      logger: pino({ level: 'info' }, { write: (line: string) => lines.push(line) }),
+    });
+    const path = new URL(link.url).pathname;
+    await supertest(app.callback()).get(path).expect(303);
+    await supertest(app.callback()).get(`${path}x`).expect(404);
+    const secret = path.split('/').at(-1)!;
+    expect(lines.some((l) => l.includes('/console/link/[redacted]'))).toBe(true);
+    for (const line of lines) expect(line).not.toContain(secret.slice(11, 30));
   });
 
   it('is refused for a missing organization, a life too long, or an unknown link', async () => {

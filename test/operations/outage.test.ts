@@ -84,6 +84,14 @@ describe.skipIf(!onPostgres || !canStartCluster)('a database outage', () => {
     };
     const started = Date.now();
     const writers = Array.from({ length: 4 }, () => writer());
+    const signedIn = await fetch(`${first.origin}/console/sign-in`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ adminToken: ADMIN_TOKEN }),
+      redirect: 'manual',
+    });
+    expect(signedIn.status).toBe(303);
+    const cookie = signedIn.headers.get('set-cookie')!.split(';')[0]!;
     await sleep(1000);
 
     cluster.stop('immediate');
@@ -97,6 +105,10 @@ describe.skipIf(!onPostgres || !canStartCluster)('a database outage', () => {
     expect(admin.status).toBe(503);
     expect(admin.headers.get('retry-after')).toMatch(/^\d+$/);
     expect(admin.body.error.code).toBe('unavailable');
+    const page = await fetch(`${first.origin}/console`, { headers: { Cookie: cookie } });
+    expect(page.status).toBe(503);
+    expect(page.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(await page.text()).toContain('The database is unavailable');
 
     cluster.start();
     const up = Date.now();
@@ -117,6 +129,7 @@ describe.skipIf(!onPostgres || !canStartCluster)('a database outage', () => {
     );
     expect(first.alive()).toBe(true);
     expect(recovered).toBeDefined();
+    expect((await fetch(`${first.origin}/console`, { headers: { Cookie: cookie } })).status).toBe(200);
     const during = attempts.filter((a) => a.at > down + 200 && a.at < up);
     expect(during.length).toBeGreaterThan(0);
     expect(during.every((a) => a.status === 503)).toBe(true);
