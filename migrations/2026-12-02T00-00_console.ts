@@ -18,16 +18,19 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     )`.execute(db);
   await sql`create index setup_links_org on setup_links (org_id, created_at)`.execute(db);
 
-  // A session without a setup link is an operator's (signed in with the admin token).
+  // A session without a setup link is an operator's, signed in with the admin token whose fingerprint
+  // it keeps: a new admin token ends the sessions of the old one.
   await sql`
     create table console_sessions (
       id uuid primary key,
       secret_hash bytea not null unique,
       setup_link_id uuid references setup_links (id) on delete cascade,
+      admin_fingerprint text,
       created_at timestamptz not null,
       expires_at timestamptz not null
     )`.execute(db);
   await sql`create index console_sessions_expiry on console_sessions (expires_at)`.execute(db);
+  await sql`create index console_sessions_link on console_sessions (setup_link_id)`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

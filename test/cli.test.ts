@@ -319,3 +319,24 @@ describe('scimd org health', () => {
     expect((await run(['org', 'health', org.id, '--failures', 'many'])).code).toBe(2);
   });
 });
+
+describe('scimd setup-link', () => {
+  it('creates a link shown once, lists it without it, and revokes it', async () => {
+    const org = await json(['org', 'create', '--name', 'Setup CLI']);
+    const created = await run(['setup-link', 'create', org.id, '--hours', '2', '--note', 'for IT']);
+    expect(created.code, created.err).toBe(0);
+    const url = /^ {2}(http\S+\/console\/link\/scimdsetup_\S+)$/m.exec(created.out)?.[1];
+    expect(url).toBeDefined();
+    expect((await fetch(url!)).status).toBe(200);
+    const listed = await json(['setup-link', 'list', org.id]);
+    expect(listed.setupLinks).toHaveLength(1);
+    expect(listed.setupLinks[0]).toMatchObject({ state: 'active', note: 'for IT', createdBy: 'admin' });
+    expect(JSON.stringify(listed)).not.toContain(url);
+    const table = await run(['setup-link', 'list', org.id]);
+    expect(table.out).toMatch(/active +scimdsetup_\S+ +for IT/);
+    const revoked = await json(['setup-link', 'revoke', org.id, listed.setupLinks[0].id]);
+    expect(revoked.state).toBe('revoked');
+    expect((await fetch(url!)).status).toBe(404);
+    expect((await run(['setup-link', 'create', org.id, '--hours', 'soon'])).code).toBe(2);
+  });
+});

@@ -293,11 +293,11 @@ function auditEntry(deps: AdminApiDeps, ctx: Parameters<Middleware>[0]): AuditEn
   const found = ADMIN_ACTIONS.find(([method, path]) => method === ctx.method && path.test(ctx.path));
   if (!found) return undefined;
   const [, path, action] = found;
-  const [, orgPart, tokenPart] = path.exec(ctx.path)!;
+  const [, orgPart, resourcePart] = path.exec(ctx.path)!;
   const body = ctx.body as { id?: string } | undefined;
   const orgId = orgPart ?? (action === 'org.create' ? body?.id : undefined);
   const created = action === 'token.create' || action === 'setup_link.create';
-  const resourceId = tokenPart ?? (created ? body?.id : orgId);
+  const resourceId = resourcePart ?? (created ? body?.id : orgId);
   if (action === 'org.delete' && ctx.status < 400) {
     deps.logger.info({ action, orgId, requestId: ctx.state.requestId }, 'organization deleted with its data');
     return undefined;

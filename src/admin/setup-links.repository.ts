@@ -89,6 +89,22 @@ export async function revokeSetupLink(
   return row ? toLink(row) : undefined;
 }
 
+/** The link whose secret hashes to `secretHash`, if it is neither expired nor revoked. */
+export async function findLiveSetupLink(
+  db: Kysely<DB>,
+  secretHash: Buffer,
+  now: Date,
+): Promise<StoredSetupLink | undefined> {
+  const row = await db
+    .selectFrom('setup_links')
+    .select(COLUMNS)
+    .where('secret_hash', '=', secretHash)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return row ? toLink(row) : undefined;
+}
+
 /** The link whose secret hashes to `secretHash`, marked opened now, if it is neither expired nor revoked. */
 export async function openSetupLink(
   db: Kysely<DB>,

@@ -45,9 +45,13 @@ export type Audited = <T>(
   idOf?: (result: T) => string,
 ) => Promise<T>;
 
+/** Writes the audit entry of a console action done already. */
+export type RecordAction = (ctx: Context, done: ConsoleAction & { readonly status: number }) => Promise<void>;
+
 export interface ConsoleTools extends ConsoleDeps {
   readonly sessions: Sessions;
   readonly audited: Audited;
+  readonly record: RecordAction;
 }
 
 /** The state of a request that passed the session check. */

@@ -7,8 +7,9 @@ import { AdminError } from '../admin/admin-errors.js';
 import { type AuditEntry, resourceTypeOf } from '../audit/audit.js';
 import { databaseFailure, failureFields } from '../db/failures.js';
 import { assetServer } from './assets.js';
-import type { Audited, ConsoleDeps, ConsoleState } from './console-deps.js';
+import type { Audited, ConsoleDeps, ConsoleState, RecordAction } from './console-deps.js';
 import { registerOperatorRoutes } from './operator.routes.js';
+import { sendPage } from './respond.js';
 import { type Audience, type ConsoleSession, csrfMatches, Sessions } from './sessions.js';
 import { registerSetupRoutes } from './setup.routes.js';
 import { errorPage } from './views/layout.js';
@@ -30,9 +31,10 @@ const CONTENT_SECURITY_POLICY = [
 const OPEN_PATHS = /^\/console\/(sign-in|assets\/[\w.-]+|link\/[^/]+)\/?$/;
 
 export function consoleApp(deps: ConsoleDeps): Middleware {
-  const sessions = new Sessions(deps.db, deps.publicUrl.startsWith('https:'));
-  const router = new Router<ConsoleState>({ prefix: '/console' });
-  const tools = { ...deps, sessions, audited: auditor(deps) };
+  const sessions = new Sessions(deps.db, deps.adminToken, deps.publicUrl.startsWith('https:'));
+  // Case-sensitive, as the path checks above the router are.
+  const router = new Router<ConsoleState>({ prefix: '/console', sensitive: true });
+  const tools = { ...deps, sessions, ...auditLog(deps) };
   registerOperatorRoutes(router, tools);
   registerSetupRoutes(router, tools);
   const routes = router.routes();
@@ -76,13 +78,15 @@ export function consoleApp(deps: ConsoleDeps): Middleware {
         throw new AdminError(404, 'not_found', `Nothing at ${ctx.path}`);
     } catch (error) {
       const { status, message, headers } = consoleErrorOf(error, deps, ctx.state.requestId);
-      ctx.status = status;
       for (const [name, value] of Object.entries(headers)) ctx.set(name, value);
-      ctx.type = 'text/html; charset=utf-8';
       const back =
         audience === 'setup' ? '/console/setup' : ctx.get('referer') ? ctx.get('referer') : '/console';
       const nav = session && audience === 'operator' ? operatorNav(session.csrf) : undefined;
-      ctx.body = errorPage(status, `${message} (request ${ctx.state.requestId})`, safeBack(back), nav);
+      sendPage(
+        ctx,
+        errorPage(status, `${message} (request ${ctx.state.requestId})`, safeBack(back), nav),
+        status,
+      );
     }
   };
 }
@@ -95,22 +99,14 @@ const safeBack = (back: string) => {
 
 function answerWithoutSession(ctx: Context, audience: Audience): void {
   if (audience === 'setup') {
-    ctx.status = 401;
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.body = errorPage(
-      401,
-      'This page needs a setup link, opened in this browser. The link may have expired or been revoked: ask for a new one.',
-      '/console/setup',
-    );
-    return;
-  }
-  if (ctx.method === 'GET') {
+    const why =
+      'This page needs a setup link, opened in this browser. The link may have expired or been revoked: ask for a new one.';
+    sendPage(ctx, errorPage(401, why, '/console/setup'), 401);
+  } else if (ctx.method === 'GET') {
     ctx.redirect('/console/sign-in');
-    return;
+  } else {
+    sendPage(ctx, errorPage(401, 'Your session has ended: sign in again.', '/console/sign-in'), 401);
   }
-  ctx.status = 401;
-  ctx.type = 'text/html; charset=utf-8';
-  ctx.body = errorPage(401, 'Your session has ended: sign in again.', '/console/sign-in');
 }
 
 function consoleErrorOf(
@@ -137,8 +133,20 @@ function consoleErrorOf(
 }
 
 /** Console actions go to the organization's audit log like the admin API's, failures included. */
-function auditor({ audit, logger }: Pick<ConsoleDeps, 'audit' | 'logger'>): Audited {
-  const write = async (ctx: Context, entry: AuditEntry) => {
+function auditLog({ audit, logger }: Pick<ConsoleDeps, 'audit' | 'logger'>): {
+  audited: Audited;
+  record: RecordAction;
+} {
+  const record: RecordAction = async (ctx, done) => {
+    const entry: AuditEntry = {
+      orgId: done.orgId,
+      actor: done.actor ?? (ctx.state.session as ConsoleSession).actor,
+      action: done.action,
+      resourceType: resourceTypeOf(done.action),
+      resourceId: done.resourceId,
+      status: done.status,
+      requestId: ctx.state.requestId,
+    };
     try {
       await audit.record(entry);
     } catch (err) {
@@ -148,23 +156,16 @@ function auditor({ audit, logger }: Pick<ConsoleDeps, 'audit' | 'logger'>): Audi
       );
     }
   };
-  return async (ctx, action, run, idOf) => {
-    const entry = {
-      orgId: action.orgId,
-      actor: action.actor ?? (ctx.state.session as ConsoleSession).actor,
-      action: action.action,
-      resourceType: resourceTypeOf(action.action),
-      requestId: ctx.state.requestId,
-    };
+  const audited: Audited = async (ctx, action, run, idOf) => {
     try {
       const result = await run();
       const created = idOf?.(result);
-      await write(ctx, { ...entry, resourceId: created ?? action.resourceId, status: created ? 201 : 200 });
+      await record(ctx, { ...action, resourceId: created ?? action.resourceId, status: created ? 201 : 200 });
       return result;
     } catch (error) {
-      if (error instanceof AdminError)
-        await write(ctx, { ...entry, resourceId: action.resourceId, status: error.status });
+      if (error instanceof AdminError) await record(ctx, { ...action, status: error.status });
       throw error;
     }
   };
+  return { audited, record };
 }

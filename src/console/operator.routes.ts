@@ -4,6 +4,7 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import * as admin from '../admin/admin.service.js';
+import { invalidRequest } from '../admin/admin-errors.js';
 import * as schemas from '../admin/schemas.service.js';
 import * as setupLinks from '../admin/setup-links.service.js';
 import * as webhooks from '../admin/webhooks.service.js';
@@ -12,9 +13,11 @@ import { secretMatcher } from '../auth/bearer.js';
 import { latestChanges } from '../changes/changes.repository.js';
 import { orgHealth } from '../health/sync-health.service.js';
 import type { ConsoleState, ConsoleTools } from './console-deps.js';
+import { checked, field, fields, seeOther, sendPage } from './respond.js';
 import { readable } from './views/layout.js';
 import {
   activityPage,
+  type OrgSummary,
   orgPage,
   orgsPage,
   type Revealed,
@@ -23,81 +26,56 @@ import {
   webhooksPage,
 } from './views/operator.js';
 
-type Form = Record<string, string | string[] | undefined>;
-const formOf = (ctx: Context): Form => (ctx.request.body ?? {}) as Form;
-/** A form field's single value ('' when absent). */
-const field = (form: Form, name: string): string => {
-  const value = form[name];
-  return (Array.isArray(value) ? value[0] : value)?.trim() ?? '';
-};
-const checked = (form: Form, name: string) => field(form, name) === 'true';
+/** Organizations whose health the front page reads at once. */
+const HEALTH_READS_AT_ONCE = 4;
 
 export function registerOperatorRoutes(router: Router<ConsoleState>, tools: ConsoleTools): void {
   const { db, publicUrl } = tools;
   const isAdminToken = secretMatcher(tools.adminToken);
   const csrf = (ctx: Context) => (ctx.state as ConsoleState).session.csrf;
+  const health = (orgId: string, options: { failures: number; people?: boolean }) =>
+    orgHealth(db, orgId, new Date(), { idleAfterMs: tools.idleAfterMs, ...options });
   const orgIdOf = (ctx: Context) => (ctx.params as { orgId: string }).orgId;
 
-  router.get('/sign-in', (ctx) => {
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.body = signInPage();
-  });
+  router.get('/sign-in', (ctx) => sendPage(ctx, signInPage()));
   router.post('/sign-in', async (ctx) => {
-    if (!isAdminToken(field(formOf(ctx), 'adminToken'))) {
-      ctx.status = 401;
-      ctx.type = 'text/html; charset=utf-8';
-      ctx.body = signInPage('That is not this scimd’s admin token.');
-      return;
-    }
+    if (!isAdminToken(field(ctx, 'adminToken')))
+      return sendPage(ctx, signInPage('That is not this scimd’s admin token.'), 401);
     await tools.sessions.start(ctx, 'operator');
-    ctx.status = 303;
-    ctx.redirect('/console');
+    seeOther(ctx, '/console');
   });
   router.post('/sign-out', async (ctx) => {
     await tools.sessions.end(ctx, 'operator');
-    ctx.status = 303;
-    ctx.redirect('/console/sign-in');
+    seeOther(ctx, '/console/sign-in');
   });
 
   router.get('/', async (ctx) => {
     await tools.activity.flush();
-    const now = new Date();
     const orgs = await admin.listOrgs(db);
-    const summaries = await Promise.all(
-      orgs.map(async (org) => {
-        const health = await orgHealth(db, org.id, now, {
-          idleAfterMs: tools.idleAfterMs,
-          failures: 5,
-          people: false,
-        });
-        return {
-          org: admin.renderOrg(org, publicUrl),
-          state: health.state,
-          lastRequestAt: health.lastRequestAt,
-        };
-      }),
-    );
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.body = orgsPage(csrf(ctx), summaries);
+    const summaries: OrgSummary[] = [];
+    // A few at a time, so a long list does not take every connection of the pool.
+    for (let i = 0; i < orgs.length; i += HEALTH_READS_AT_ONCE) {
+      const some = orgs.slice(i, i + HEALTH_READS_AT_ONCE);
+      const states = await Promise.all(some.map((org) => health(org.id, { failures: 5, people: false })));
+      for (const [j, org] of some.entries()) {
+        const { state, lastRequestAt } = states[j]!;
+        summaries.push({ org: admin.renderOrg(org, publicUrl), state, lastRequestAt });
+      }
+    }
+    sendPage(ctx, orgsPage(csrf(ctx), summaries));
   });
 
   router.post('/orgs', async (ctx) => {
-    const form = formOf(ctx);
     const org = await db.transaction().execute((trx) =>
       admin.createOrg(trx, {
-        name: field(form, 'name'),
-        groupSync: checked(form, 'groupSync'),
-        deprovisioning: field(form, 'deprovisioning') || undefined,
+        name: field(ctx, 'name'),
+        groupSync: checked(ctx, 'groupSync'),
+        deprovisioning: field(ctx, 'deprovisioning') || undefined,
       }),
     );
-    await tools.audited(
-      ctx,
-      { orgId: org.id, action: 'org.create' },
-      async () => org,
-      (o) => o.id,
-    );
-    ctx.status = 303;
-    ctx.redirect(`/console/orgs/${org.id}`);
+    // A creation that fails has no organization to write to, as in the admin API.
+    await tools.record(ctx, { orgId: org.id, action: 'org.create', resourceId: org.id, status: 201 });
+    seeOther(ctx, `/console/orgs/${org.id}`);
   });
 
   /** The organization's page, with what the last action created shown once. */
@@ -108,33 +86,32 @@ export function registerOperatorRoutes(router: Router<ConsoleState>, tools: Cons
   ) => {
     await tools.activity.flush();
     const org = await admin.getOrg(db, orgId);
-    const [health, links, custom] = await Promise.all([
-      orgHealth(db, orgId, new Date(), { idleAfterMs: tools.idleAfterMs, failures: 0 }),
+    const [current, links, custom] = await Promise.all([
+      health(orgId, { failures: 0 }),
       setupLinks.listSetupLinks(db, orgId),
       schemas.listSchemas(db, orgId),
     ]);
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.body = orgPage({
+    const page = orgPage({
       csrf: csrf(ctx),
       org: admin.renderOrg(org, publicUrl),
-      health,
+      health: current,
       setupLinks: links.setupLinks,
       schemas: custom,
       ...extra,
     });
+    sendPage(ctx, page);
   };
 
   router.get('/orgs/:orgId', (ctx) => showOrg(ctx, orgIdOf(ctx), noticeOf(ctx)));
 
   router.post('/orgs/:orgId/settings', async (ctx) => {
     const orgId = orgIdOf(ctx);
-    const form = formOf(ctx);
     await tools.audited(ctx, { orgId, action: 'org.update', resourceId: orgId }, () =>
       changeOrgAuth(db, tools.tokenChecks, orgId, (trx) =>
         admin.updateOrg(trx, orgId, {
-          name: field(form, 'name'),
-          groupSync: checked(form, 'groupSync'),
-          deprovisioning: field(form, 'deprovisioning'),
+          name: field(ctx, 'name'),
+          groupSync: checked(ctx, 'groupSync'),
+          deprovisioning: field(ctx, 'deprovisioning'),
         }),
       ),
     );
@@ -143,17 +120,16 @@ export function registerOperatorRoutes(router: Router<ConsoleState>, tools: Cons
 
   router.post('/orgs/:orgId/tokens', async (ctx) => {
     const orgId = orgIdOf(ctx);
-    const form = formOf(ctx);
-    const scopes = form.scopes === undefined ? [] : [form.scopes].flat();
-    const expiresOn = field(form, 'expiresOn');
+    const name = field(ctx, 'name');
+    const expiresOn = field(ctx, 'expiresOn');
     const { token, secret } = await tools.audited(
       ctx,
       { orgId, action: 'token.create' },
       () =>
         db.transaction().execute((trx) =>
           admin.createToken(trx, orgId, {
-            ...(field(form, 'name') ? { name: field(form, 'name') } : {}),
-            scopes,
+            ...(name ? { name } : {}),
+            scopes: fields(ctx, 'scopes'),
             ...(expiresOn ? { expiresAt: `${expiresOn}T23:59:59Z` } : {}),
           }),
         ),
@@ -170,7 +146,7 @@ export function registerOperatorRoutes(router: Router<ConsoleState>, tools: Cons
 
   router.post('/orgs/:orgId/tokens/:tokenId/rotate', async (ctx) => {
     const { orgId, tokenId } = ctx.params as { orgId: string; tokenId: string };
-    const overlap = field(formOf(ctx), 'overlapSeconds');
+    const overlap = field(ctx, 'overlapSeconds');
     const { token, secret } = await tools.audited(
       ctx,
       { orgId, action: 'token.rotate', resourceId: tokenId },
@@ -191,7 +167,7 @@ export function registerOperatorRoutes(router: Router<ConsoleState>, tools: Cons
 
   router.post('/orgs/:orgId/tokens/:tokenId/revoke', async (ctx) => {
     const { orgId, tokenId } = ctx.params as { orgId: string; tokenId: string };
-    const force = checked(formOf(ctx), 'force');
+    const force = checked(ctx, 'force');
     await tools.audited(ctx, { orgId, action: 'token.revoke', resourceId: tokenId }, () =>
       changeOrgAuth(db, tools.tokenChecks, orgId, (trx) =>
         admin.revokeToken(trx, orgId, tokenId, force ? { force } : {}),
@@ -202,7 +178,7 @@ export function registerOperatorRoutes(router: Router<ConsoleState>, tools: Cons
 
   router.post('/orgs/:orgId/setup-links', async (ctx) => {
     const orgId = orgIdOf(ctx);
-    const form = formOf(ctx);
+    const note = field(ctx, 'note');
     const session = (ctx.state as ConsoleState).session;
     const link = await tools.audited(
       ctx,
@@ -212,8 +188,8 @@ export function registerOperatorRoutes(router: Router<ConsoleState>, tools: Cons
           db,
           orgId,
           {
-            expiresInHours: Number(field(form, 'expiresInHours') || setupLinks.SETUP_LINK_HOURS.default),
-            ...(field(form, 'note') ? { note: field(form, 'note') } : {}),
+            expiresInHours: Number(field(ctx, 'expiresInHours') || setupLinks.SETUP_LINK_HOURS.default),
+            ...(note ? { note } : {}),
           },
           { publicUrl, createdBy: session.actor },
         ),
@@ -245,34 +221,32 @@ export function registerOperatorRoutes(router: Router<ConsoleState>, tools: Cons
       since: String(ctx.query.since ?? ''),
       until: String(ctx.query.until ?? ''),
     };
-    const asInstant = (local: string) => (local ? new Date(`${local}Z`).toISOString() : undefined);
-    const [health, audit, changes] = await Promise.all([
-      orgHealth(db, orgId, new Date(), { idleAfterMs: tools.idleAfterMs, failures: 50, people: false }),
+    const [current, audit, changes] = await Promise.all([
+      health(orgId, { failures: 50, people: false }),
       admin.listEvents(db, orgId, {
         ...(filter.resourceId ? { resourceId: filter.resourceId } : {}),
-        ...(filter.since ? { since: asInstant(filter.since) } : {}),
-        ...(filter.until ? { until: asInstant(filter.until) } : {}),
+        ...(filter.since ? { since: instantOf('since', filter.since) } : {}),
+        ...(filter.until ? { until: instantOf('until', filter.until) } : {}),
         ...(ctx.query.cursor ? { cursor: String(ctx.query.cursor) } : {}),
       }),
       latestChanges(db, orgId, 20),
     ]);
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.body = activityPage({
+    const page = activityPage({
       csrf: csrf(ctx),
       org: admin.renderOrg(org, publicUrl),
-      failures: health.recentFailures,
+      failures: current.recentFailures,
       events: audit.events,
       nextCursor: audit.nextCursor,
       filter,
       changes,
     });
+    sendPage(ctx, page);
   });
 
   const webhookDeps = { db, ...tools.webhooks };
   router.get('/webhooks', async (ctx) => {
     const { webhooks: endpoints } = await webhooks.listEndpoints(webhookDeps);
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.body = webhooksPage(csrf(ctx), endpoints);
+    sendPage(ctx, webhooksPage(csrf(ctx), endpoints));
   });
   router.get('/webhooks/:webhookId', async (ctx) => {
     const id = (ctx.params as { webhookId: string }).webhookId;
@@ -280,20 +254,24 @@ export function registerOperatorRoutes(router: Router<ConsoleState>, tools: Cons
     const { deliveries, nextCursor } = await webhooks.listDeliveries(webhookDeps, id, {
       ...(ctx.query.before ? { before: String(ctx.query.before) } : {}),
     });
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.body = webhookPage(csrf(ctx), endpoint, deliveries, nextCursor);
+    sendPage(ctx, webhookPage(csrf(ctx), endpoint, deliveries, nextCursor));
   });
 }
 
-function seeOther(ctx: Context, location: string): void {
-  ctx.status = 303;
-  ctx.redirect(location);
+/** A time from a datetime-local field (read as UTC), as the audit log's query takes it. */
+function instantOf(name: string, local: string): string {
+  const at = new Date(`${local}Z`);
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(local) || Number.isNaN(at.getTime()))
+    throw invalidRequest(`${name}: give a date and time such as 2026-11-26T09:30`);
+  return at.toISOString();
 }
 
 const NOTICES: Record<string, string> = {
   settings: 'Settings saved.',
   'token-revoked': 'Token revoked: requests with it are refused from now on.',
-  'link-revoked': 'Setup link revoked: it no longer opens, and pages opened from it stop working.',
+  'link-revoked':
+    'Setup link revoked: it no longer opens, and pages opened from it stop working. Tokens created through it ' +
+    'keep working: revoke them under Tokens if they should not.',
 };
 
 function noticeOf(ctx: Context): { notice?: string } {

@@ -4,15 +4,22 @@ import type { DB } from '../db/tables.js';
 
 export interface StoredSession {
   readonly id: string;
-  /** Until when the session lasts: its own end, or its setup link's when that comes first. */
-  readonly expiresAt: Date;
+  /** An operator's session: the fingerprint of the admin token it was signed in with. */
+  readonly adminFingerprint: string | null;
   /** The setup link and its organization; undefined for an operator's session. */
   readonly setupLink?: { readonly id: string; readonly orgId: string };
 }
 
 export async function insertSession(
   db: Kysely<DB>,
-  session: { id: string; secretHash: Buffer; setupLinkId: string | null; createdAt: Date; expiresAt: Date },
+  session: {
+    id: string;
+    secretHash: Buffer;
+    setupLinkId: string | null;
+    adminFingerprint: string | null;
+    createdAt: Date;
+    expiresAt: Date;
+  },
 ): Promise<void> {
   await db
     .insertInto('console_sessions')
@@ -20,6 +27,7 @@ export async function insertSession(
       id: session.id,
       secret_hash: session.secretHash,
       setup_link_id: session.setupLinkId,
+      admin_fingerprint: session.adminFingerprint,
       created_at: session.createdAt,
       expires_at: session.expiresAt,
     })
@@ -38,7 +46,7 @@ export async function findLiveSession(
   const row = await db
     .selectFrom('console_sessions as s')
     .leftJoin('setup_links as l', 'l.id', 's.setup_link_id')
-    .select(['s.id', 's.expires_at', 'l.id as link_id', 'l.org_id', 'l.expires_at as link_expires_at'])
+    .select(['s.id', 's.admin_fingerprint', 'l.id as link_id', 'l.org_id'])
     .where('s.secret_hash', '=', secretHash)
     .where('s.expires_at', '>', now)
     .where((eb) =>
@@ -49,11 +57,10 @@ export async function findLiveSession(
     )
     .executeTakeFirst();
   if (!row) return undefined;
-  if (!row.link_id || !row.org_id || !row.link_expires_at) return { id: row.id, expiresAt: row.expires_at };
   return {
     id: row.id,
-    expiresAt: row.link_expires_at < row.expires_at ? row.link_expires_at : row.expires_at,
-    setupLink: { id: row.link_id, orgId: row.org_id },
+    adminFingerprint: row.admin_fingerprint,
+    ...(row.link_id && row.org_id ? { setupLink: { id: row.link_id, orgId: row.org_id } } : {}),
   };
 }
 

@@ -36,24 +36,38 @@ export function csrfMatches(session: ConsoleSession, presented: unknown): boolea
 }
 
 export class Sessions {
+  /** What an operator's session keeps of the admin token: sessions of an earlier token are refused. */
+  private readonly adminFingerprint: string;
+
   constructor(
     private readonly db: Kysely<DB>,
+    adminToken: string,
     /** Cookies are `Secure` when scimd is reached over https. */
     private readonly secure: boolean,
-  ) {}
+  ) {
+    this.adminFingerprint = createHmac('sha256', adminToken)
+      .update('scimd console session')
+      .digest('base64url');
+  }
 
-  /** Starts a session and sets its cookie; a setup link's session ends with the link at the latest. */
+  /**
+   * Starts a session (ending the one the browser had) and sets its cookie; a setup link's session ends
+   * with the link at the latest.
+   */
   async start(ctx: Context, audience: Audience, setupLink?: { id: string; expiresAt: Date }): Promise<void> {
     const now = new Date();
     const hours = audience === 'operator' ? OPERATOR_SESSION_HOURS : SETUP_SESSION_HOURS;
     let expiresAt = new Date(now.getTime() + hours * 3_600_000);
     if (setupLink && setupLink.expiresAt < expiresAt) expiresAt = setupLink.expiresAt;
-    const secret = generateSecret(SESSION_PREFIX);
+    const previous = ctx.cookies.get(COOKIES[audience].name);
+    if (previous) await repo.deleteSession(this.db, hashSecret(previous));
     await repo.deleteExpiredSessions(this.db, now);
+    const secret = generateSecret(SESSION_PREFIX);
     await repo.insertSession(this.db, {
       id: randomUUID(),
       secretHash: hashSecret(secret),
       setupLinkId: setupLink?.id ?? null,
+      adminFingerprint: setupLink ? null : this.adminFingerprint,
       createdAt: now,
       expiresAt,
     });
@@ -66,6 +80,7 @@ export class Sessions {
     if (!secret?.startsWith(SESSION_PREFIX)) return undefined;
     const stored = await repo.findLiveSession(this.db, hashSecret(secret), new Date());
     if (!stored || (audience === 'setup') !== Boolean(stored.setupLink)) return undefined;
+    if (audience === 'operator' && stored.adminFingerprint !== this.adminFingerprint) return undefined;
     return {
       id: stored.id,
       csrf: csrfTokenOf(secret),

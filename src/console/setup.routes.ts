@@ -4,16 +4,15 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import * as admin from '../admin/admin.service.js';
-import { renderOrg } from '../admin/admin.service.js';
 import { notFound } from '../admin/admin-errors.js';
-import { openSetupLink } from '../admin/setup-links.repository.js';
-import { changeOrgAuth } from '../auth/auth-changes.js';
+import { findLiveSetupLink, openSetupLink } from '../admin/setup-links.repository.js';
 import { hashSecret, looksLikeSecret, SETUP_LINK_PREFIX } from '../auth/secrets.js';
 import { orgHealth } from '../health/sync-health.service.js';
 import { listOrgSchemas } from '../schema/org-schemas.repository.js';
 import type { ConsoleState, ConsoleTools } from './console-deps.js';
 import { type CustomUserAttribute, type IdpName, idpGuide, isIdpName } from './idp-guides.js';
-import { guidePage, linkGonePage, setupHomePage, statusFragment } from './views/setup.js';
+import { seeOther, sendPage } from './respond.js';
+import { guidePage, linkGonePage, linkPage, setupHomePage, statusFragment } from './views/setup.js';
 
 /** Failed requests the IT admin sees. */
 const FAILURES_SHOWN = 20;
@@ -27,39 +26,47 @@ export function registerSetupRoutes(router: Router<ConsoleState>, tools: Console
     return orgHealth(db, orgId, new Date(), { idleAfterMs: tools.idleAfterMs, failures: FAILURES_SHOWN });
   };
 
-  // The link's secret is exchanged for a session cookie at once, so it stays out of later requests,
-  // the browser's history of pages and any Referer.
-  router.get('/link/:secret', async (ctx) => {
+  const liveLink = async (ctx: Context) => {
     const secret = (ctx.params as { secret: string }).secret;
-    const link = looksLikeSecret(secret, SETUP_LINK_PREFIX)
-      ? await openSetupLink(db, hashSecret(secret), new Date())
-      : undefined;
-    if (!link) {
-      ctx.status = 404;
-      ctx.type = 'text/html; charset=utf-8';
-      ctx.body = linkGonePage();
-      return;
-    }
-    await tools.audited(
-      ctx,
-      { orgId: link.orgId, action: 'setup_link.open', resourceId: link.id, actor: `setup_link:${link.id}` },
-      async () => link,
-    );
+    if (!looksLikeSecret(secret, SETUP_LINK_PREFIX)) return undefined;
+    return ctx.method === 'GET'
+      ? findLiveSetupLink(db, hashSecret(secret), new Date())
+      : openSetupLink(db, hashSecret(secret), new Date());
+  };
+
+  // Opening a link changes nothing: mail scanners and link previews fetch it too. Its page posts back
+  // from this site, so the session cookie (SameSite=Strict) it sets is sent on the pages after it.
+  router.get('/link/:secret', async (ctx) => {
+    const link = await liveLink(ctx);
+    if (!link) return sendPage(ctx, linkGonePage(), 404);
+    const org = await admin.getOrg(db, link.orgId);
+    sendPage(ctx, linkPage(org.name, ctx.path));
+  });
+
+  // The link's secret is exchanged for a session cookie, so it stays out of later requests.
+  router.post('/link/:secret', async (ctx) => {
+    const link = await liveLink(ctx);
+    if (!link) return sendPage(ctx, linkGonePage(), 404);
+    const actor = `setup_link:${link.id}`;
+    await tools.record(ctx, {
+      orgId: link.orgId,
+      action: 'setup_link.open',
+      resourceId: link.id,
+      actor,
+      status: 200,
+    });
     await tools.sessions.start(ctx, 'setup', link);
-    ctx.status = 303;
-    ctx.redirect('/console/setup');
+    seeOther(ctx, '/console/setup');
   });
 
   router.get('/setup', async (ctx) => {
     const { orgId } = linkOf(ctx);
     const org = await admin.getOrg(db, orgId);
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.body = setupHomePage(org.name, await health(orgId));
+    sendPage(ctx, setupHomePage(org.name, await health(orgId)));
   });
 
   router.get('/setup/status', async (ctx) => {
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.body = statusFragment(await health(linkOf(ctx).orgId)).text;
+    sendPage(ctx, statusFragment(await health(linkOf(ctx).orgId)).text);
   });
 
   const showGuide = async (ctx: Context, idp: IdpName, token?: string) => {
@@ -69,15 +76,15 @@ export function registerSetupRoutes(router: Router<ConsoleState>, tools: Console
     const customAttributes: CustomUserAttribute[] = stored
       .filter(({ schema }) => schema.resourceType === 'User')
       .flatMap(({ schema }) => schema.attributes.map((attribute) => ({ schemaUrn: schema.id, attribute })));
-    const view = renderOrg(org, publicUrl);
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.body = guidePage({
+    const view = admin.renderOrg(org, publicUrl);
+    const page = guidePage({
       orgName: org.name,
       csrf: (ctx.state as ConsoleState).session.csrf,
       guide: idpGuide(idp, { scimBaseUrl: view.scimBaseUrl, groupSync: org.groupSync, customAttributes }),
       health: current,
       ...(token ? { token } : {}),
     });
+    sendPage(ctx, page);
   };
 
   router.get('/setup/:idp', async (ctx) => {
@@ -94,7 +101,7 @@ export function registerSetupRoutes(router: Router<ConsoleState>, tools: Console
       ctx,
       { orgId, action: 'token.create' },
       () =>
-        changeOrgAuth(db, tools.tokenChecks, orgId, (trx) =>
+        db.transaction().execute((trx) =>
           admin.createToken(trx, orgId, {
             name: `${idp === 'okta' ? 'Okta' : 'Entra'} (setup link ${id.slice(0, 8)})`,
           }),

@@ -236,6 +236,8 @@ interface ConsoleSessionsTable {
   secret_hash: Buffer;
   /** Null for an operator's session; the link it was opened from otherwise. */
   setup_link_id: string | null;
+  /** An operator's session: a fingerprint of the admin token it was signed in with. */
+  admin_fingerprint: string | null;
   created_at: Timestamp;
   expires_at: Timestamp;
 }

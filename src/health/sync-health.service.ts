@@ -35,6 +35,8 @@ const FAILING_MIN_REQUESTS = 10;
 
 type Tally = Record<string, Partial<Record<Outcome, number>>>;
 
+export type OrgHealth = Awaited<ReturnType<typeof orgHealth>>;
+
 export async function orgHealth(db: Kysely<DB>, orgId: string, now: Date, options: HealthOptions) {
   await getOrg(db, orgId);
   const [tokens, day, failures, people] = await Promise.all([

@@ -67,9 +67,11 @@ async function newSetupLink(orgId: string): Promise<{ id: string; url: string }>
   return res.body;
 }
 
-/** Opens a setup link as an IT admin's browser would: the secret becomes a session cookie. */
+/** Opens a setup link as an IT admin does (its page, then Continue): the secret becomes a session cookie. */
 async function openLink(url: string): Promise<Browser> {
-  const res = await harness.http.get(new URL(url).pathname).expect(303);
+  const landing = await harness.http.get(new URL(url).pathname).expect(200);
+  expect(landing.text).toContain('<button>Continue</button>');
+  const res = await harness.http.post(new URL(url).pathname).type('form').send({}).expect(303);
   expect(res.headers.location).toBe('/console/setup');
   const cookie = cookieOf(res, 'scimd_setup');
   const page = await harness.http.get('/console/setup/entra').set('Cookie', cookie).expect(200);
@@ -159,6 +161,35 @@ describe('console security', () => {
     await op.post('/console/orgs', { _csrf: other.csrf, name: 'Forged' }).expect(403);
     expect((await harness.admin('get', '/orgs').expect(200)).body.orgs).toHaveLength(before);
     await op.post('/console/orgs', { name: 'Real' }).set('Origin', new URL(PUBLIC_URL).origin).expect(303);
+  });
+
+  it('answers odd form fields and filters with 4xx, never 500, and matches paths exactly', async () => {
+    const odd = await harness.http
+      .post('/console/sign-in')
+      .type('form')
+      .send('adminToken[a]=1&adminToken[b]=2');
+    expect(odd.status).toBe(401);
+    const op = await signIn();
+    const t = await harness.tenant();
+    await op.post(`/console/orgs/${t.orgId}/tokens`, { 'scopes[0][x]': 'y' }).expect(400);
+    await op.post(`/console/orgs/${t.orgId}/setup-links`, { expiresInHours: 'soon' }).expect(400);
+    await op.get(`/console/orgs/${t.orgId}/activity?since=yesterday`).expect(400);
+    await op.get(`/console/orgs/${t.orgId}/activity?since=2026-11-26T09:30Z`).expect(400);
+    await op.get(`/console/orgs/${t.orgId}/activity?since=2026-11-26T09:30`).expect(200);
+    await op.get('/console/SETUP/okta').expect(404);
+    await op.get(`/console/ORGS/${t.orgId}`).expect(404);
+  });
+
+  it('ends an operator’s sessions when the admin token changes', async () => {
+    const op = await signIn();
+    const other = createApp({
+      database: harness.database,
+      publicUrl: PUBLIC_URL,
+      adminToken: 'a-new-admin-token-0123456789',
+      logger: pino({ level: 'silent' }),
+    });
+    await supertest(other.callback()).get('/console').set('Cookie', op.cookie).expect(302);
+    await op.get('/console').expect(200);
   });
 
   it('ends a session at sign-out and at expiry', async () => {
@@ -295,6 +326,18 @@ describe('console: a setup link', () => {
     const mine = await harness.createOrg({ name: 'Hooli', groupSync: true });
     const other = await harness.createOrg({ name: 'Other' });
     const link = await newSetupLink(mine.id);
+    // Fetching the link (a mail scanner, a preview) opens nothing.
+    await harness.http.get(new URL(link.url).pathname).expect(200);
+    const [unopened] = (await harness.admin('get', `/orgs/${mine.id}/setup-links`).expect(200)).body
+      .setupLinks;
+    expect(unopened.lastOpenedAt).toBeNull();
+    await harness.http
+      .post(new URL(link.url).pathname)
+      .set('Host', new URL(PUBLIC_URL).host)
+      .set('Origin', 'https://evil.example')
+      .type('form')
+      .send({})
+      .expect(403);
     const secret = new URL(link.url).pathname.split('/').at(-1)!;
     expect(link.url.startsWith(`${PUBLIC_URL}/console/link/scimdsetup_`)).toBe(true);
     const stored = await sql<{ row: string }>`select row_to_json(l)::text as row from setup_links l`.execute(
@@ -362,6 +405,7 @@ describe('console: a setup link', () => {
     expect(revoked.body.state).toBe('revoked');
     await itAdmin.get('/console/setup').expect(401);
     await itAdmin.post('/console/setup/entra/token').expect(401);
+    await harness.http.post(new URL(link.url).pathname).type('form').send({}).expect(404);
     const gone = await harness.http.get(new URL(link.url).pathname).expect(404);
     expect(gone.text).toContain('This setup link does not work');
 
@@ -397,7 +441,8 @@ describe('console: a setup link', () => {
       logger: pino({ level: 'info' }, { write: (line: string) => lines.push(line) }),
     });
     const path = new URL(link.url).pathname;
-    await supertest(app.callback()).get(path).expect(303);
+    await supertest(app.callback()).get(path).expect(200);
+    await supertest(app.callback()).post(path).type('form').send({}).expect(303);
     await supertest(app.callback()).get(`${path}x`).expect(404);
     const secret = path.split('/').at(-1)!;
     expect(lines.some((l) => l.includes('/console/link/[redacted]'))).toBe(true);

@@ -115,6 +115,7 @@ describe.skipIf(!haveChromium)('the console in headless Chromium', () => {
 
     const { page, problems } = await newPage();
     await page.goto(url);
+    await page.getByRole('button', { name: 'Continue' }).click();
     await page.waitForURL(`${live.origin}/console/setup`);
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toContain('Globex');
     await page.screenshot({ path: join(SHOTS, 'setup-choose.png'), fullPage: true });

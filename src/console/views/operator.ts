@@ -4,12 +4,11 @@ import type { OrgView, renderToken } from '../../admin/admin.service.js';
 import type { SchemaView } from '../../admin/schemas.service.js';
 import type { SetupLinkView } from '../../admin/setup-links.service.js';
 import type { AuditEvent } from '../../audit/audit.js';
-import type { orgHealth } from '../../health/sync-health.service.js';
+import type { OrgHealth as Health } from '../../health/sync-health.service.js';
 import type { DeliveryView } from '../../webhooks/webhooks.repository.js';
 import { type Html, html } from '../html.js';
 import { badge, copyable, csrfField, notice, page, revealed, when } from './layout.js';
 
-type Health = Awaited<ReturnType<typeof orgHealth>>;
 type TokenView = ReturnType<typeof renderToken> & { expiresSoon?: boolean };
 
 export function operatorNav(csrf: string): Html {

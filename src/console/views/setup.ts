@@ -1,12 +1,10 @@
 // The pages a customer's IT admin sees after opening a setup link: choose Okta or Entra, follow its
 // steps with the organization's values filled in, and watch the connection come alive.
-import type { orgHealth } from '../../health/sync-health.service.js';
+import type { OrgHealth as Health } from '../../health/sync-health.service.js';
 import { type Html, html } from '../html.js';
 import { type GuideValue, IDPS, type IdpGuide, type IdpName } from '../idp-guides.js';
 import { copyable, csrfField, page, when } from './layout.js';
 import { failuresList } from './operator.js';
-
-type Health = Awaited<ReturnType<typeof orgHealth>>;
 
 const IDP_TITLES: Record<IdpName, string> = { okta: 'Okta', entra: 'Microsoft Entra ID' };
 
@@ -19,6 +17,17 @@ export function linkGonePage(): string {
     title: 'Link not valid',
     body: html`<h1>This setup link does not work</h1>
 <p>It has expired, was revoked, or was copied incompletely. Ask whoever sent it for a new one.</p>`,
+  });
+}
+
+/** What a setup link opens on: one button, so that only a person, not a link preview, uses it. */
+export function linkPage(orgName: string, action: string): string {
+  return page({
+    title: 'Connect your identity provider',
+    body: html`<h1>Connect ${orgName} to your identity provider</h1>
+<p class="lead">This link lets you connect Okta or Microsoft Entra ID to ${orgName}’s account, step by step, and
+create the token your identity provider needs.</p>
+<form method="post" action="${action}"><button>Continue</button></form>`,
   });
 }
 
