@@ -3,7 +3,7 @@
 import type { Middleware } from 'koa';
 import { databaseFailure, failureFields } from '../db/failures.js';
 import { SCIM_CONTENT_TYPE } from '../http/respond.js';
-import { ScimError, ServiceUnavailableError } from '../http/scim-errors.js';
+import { NotFoundError, ScimError, ServiceUnavailableError } from '../http/scim-errors.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { ScimState } from './state.js';
@@ -15,6 +15,9 @@ function scimErrorOf(
   requestId: string,
 ): ScimError {
   if (error instanceof ScimError) return error;
+  // A create that raced the deletion of its organization (orgs.repository.ts deleteOrg).
+  if ((error as { constraint?: unknown })?.constraint === 'org_counts_org_id_fkey')
+    return new NotFoundError('This organization no longer exists');
   const failure = databaseFailure(error);
   if (failure) {
     metrics.databaseFailure(failure.kind);

@@ -369,6 +369,39 @@ describe('DELETE /admin/v1/orgs/{id}', () => {
     expectAdminError(await harness.admin('delete', `/orgs/${doomed.orgId}`), 404, 'not_found');
   });
 
+  it('leaves nothing behind of users and groups created while it runs, and answers those 404 or 401', async () => {
+    const org = await harness.createOrg({ name: 'Racing', groupSync: true });
+    const t = await harness.tenantOf(org.id, await harness.createToken(org.id));
+    let deleted = false;
+    const creator = async (k: number) => {
+      const statuses: number[] = [];
+      for (let i = 0; !deleted || i < 3; i++) {
+        const res =
+          i % 2 === 0
+            ? await t.post('/Users', { schemas: [USER], userName: `race-${k}-${i}@corp.example` })
+            : await t.post('/Groups', { schemas: [GROUP], displayName: `race ${k} ${i}` });
+        statuses.push(res.status);
+        if (res.status === 401) break;
+      }
+      return statuses;
+    };
+    const creators = Array.from({ length: 6 }, (_, k) => creator(k));
+    await new Promise((r) => setTimeout(r, 150));
+    await harness.admin('delete', `/orgs/${org.id}`).expect(204);
+    deleted = true;
+    const statuses = (await Promise.all(creators)).flat();
+    expect(statuses).toContain(201);
+    expect(statuses.filter((s) => s !== 201 && s !== 404 && s !== 401)).toEqual([]);
+    expect(await counts(org.id)).toEqual({
+      orgs: 0,
+      scim_tokens: 0,
+      users: 0,
+      groups: 0,
+      group_members: 0,
+      audit_events: 0,
+    });
+  });
+
   it.each([UNKNOWN_ID, 'not-a-uuid'])('answers 404 not_found for org %s', async (id) => {
     expectAdminError(await harness.admin('delete', `/orgs/${id}`), 404, 'not_found');
   });
