@@ -79,19 +79,8 @@ export async function updateOrg(
 }
 
 /** Deletes the organization; its tokens, users, groups, memberships and audit log go with it. */
-/**
- * Deletes an organization with everything it holds; within the caller's transaction. The organization
- * goes first: its count shards go with it (a key), and a create that updates one waits for this
- * transaction, then fails on that key, so no user or group is created after the users and groups
- * below are deleted. Users, groups and audit entries have no key to `orgs` (a write would lock it).
- */
 export async function deleteOrg(db: Kysely<DB>, id: string): Promise<boolean> {
   if (!isUuid(id)) return false;
   const result = await db.deleteFrom('orgs').where('id', '=', id).executeTakeFirst();
-  if (result.numDeletedRows === 0n) return false;
-  await db.deleteFrom('groups').where('org_id', '=', id).execute();
-  await db.deleteFrom('users').where('org_id', '=', id).execute();
-  // Last: an entry a write committed while the users were being deleted goes too.
-  await db.deleteFrom('audit_events').where('org_id', '=', id).execute();
-  return true;
+  return result.numDeletedRows > 0n;
 }

@@ -63,10 +63,7 @@ export function auditValues(entry: AuditEntry, at: Date): Values {
   };
 }
 
-/**
- * Any number of entries in one statement: one array parameter per column, rows in the order given.
- * An entry of an organization that does not exist (any more) is not written.
- */
+/** Any number of entries in one statement: one array parameter per column, rows in the order given. */
 const insertEntries = statement((db) =>
   db
     .insertInto('audit_events')
@@ -77,7 +74,6 @@ const insertEntries = statement((db) =>
           ${param('actions')}::text[], ${param('types')}::text[], ${param('ids')}::text[],
           ${param('statuses')}::integer[], ${param('requests')}::text[])
           with ordinality as e(org_id, at, actor, action, resource_type, resource_id, status, request_id, n)
-        where exists (select from orgs where orgs.id = e.org_id)
         order by n`,
     ),
 );

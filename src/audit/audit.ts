@@ -50,10 +50,10 @@ interface Pending {
  * Writes the audit entries that are not written with a change (failed writes, admin actions), and
  * resolves each caller's promise once its entry is stored. Entries that arrive while a write is in
  * flight wait for it, then go together in one INSERT: one statement and one commit for many. At
- * rest an entry is written at once. An entry of an organization that no longer exists has no log to
- * write to and is dropped by the INSERT itself. A batch that fails is written again one entry at a
- * time, so only the entry at fault fails (its caller is told). Meanwhile the entries that arrive
- * wait: a batch of 100 that fails costs them 100 statements' time, once.
+ * rest an entry is written at once. A batch that fails is written again
+ * one entry at a time, so only the entry at fault fails (its caller is told) or, when its
+ * organization no longer exists and has no log to write to, is dropped. Meanwhile the entries that
+ * arrive wait: a batch of 100 that fails costs them 100 statements' time, once.
  */
 export class AuditWriter {
   private pending: Pending[] = [];
@@ -89,11 +89,18 @@ export class AuditWriter {
       // the entries that arrive meanwhile behind a hundred failures.
       if (batch.length > 1 && !databaseFailure(error)) {
         for (const p of batch) await this.write([p]);
+      } else if (batch.length === 1 && orgIsGone(error)) {
+        batch[0]!.stored();
       } else {
         for (const p of batch) p.failed(error);
       }
     }
   }
+}
+
+/** 23503: the organization is gone (deleted, or never existed): nothing to record it in. */
+function orgIsGone(error: unknown): boolean {
+  return (error as { code?: unknown } | null | undefined)?.code === '23503';
 }
 
 export interface AuditQuery {

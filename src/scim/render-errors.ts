@@ -8,6 +8,13 @@ import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { ScimState } from './state.js';
 
+/** The keys from what a SCIM write creates to its organization. */
+const ORG_KEYS: ReadonlySet<string> = new Set([
+  'users_org_id_fkey',
+  'groups_org_id_fkey',
+  'org_counts_org_id_fkey',
+]);
+
 function scimErrorOf(
   error: unknown,
   logger: Logger,
@@ -15,8 +22,8 @@ function scimErrorOf(
   requestId: string,
 ): ScimError {
   if (error instanceof ScimError) return error;
-  // A create that raced the deletion of its organization (orgs.repository.ts deleteOrg).
-  if ((error as { constraint?: unknown })?.constraint === 'org_counts_org_id_fkey')
+  // A create that raced the deletion of its organization.
+  if (ORG_KEYS.has((error as { constraint?: unknown })?.constraint as string))
     return new NotFoundError('This organization no longer exists');
   const failure = databaseFailure(error);
   if (failure) {

@@ -132,7 +132,6 @@ describe.skipIf(!haveChromium)('the console in headless Chromium', () => {
     await page.getByRole('button', { name: 'Generate a token' }).click();
     const token = (await page.locator('#revealed-secret').textContent())!.trim();
     expect(token).toMatch(/^scimd_[\w-]{43}$/);
-    await page.screenshot({ path: join(SHOTS, 'setup-entra.png'), fullPage: true });
 
     // Entra's Test Connection, then its first provisioning cycle for one user.
     const entra = (method: string, path: string, body?: unknown) =>

@@ -369,7 +369,7 @@ describe('DELETE /admin/v1/orgs/{id}', () => {
     expectAdminError(await harness.admin('delete', `/orgs/${doomed.orgId}`), 404, 'not_found');
   });
 
-  it('leaves nothing behind of users and groups created while it runs, and answers those 404 or 401', async () => {
+  it('leaves nothing behind of users and groups created while it runs, and never answers them 500', async () => {
     const org = await harness.createOrg({ name: 'Racing', groupSync: true });
     const t = await harness.tenantOf(org.id, await harness.createToken(org.id));
     let deleted = false;
@@ -387,11 +387,20 @@ describe('DELETE /admin/v1/orgs/{id}', () => {
     };
     const creators = Array.from({ length: 6 }, (_, k) => creator(k));
     await new Promise((r) => setTimeout(r, 150));
-    await harness.admin('delete', `/orgs/${org.id}`).expect(204);
+    // The deletion may meet a create's locks and answer 503 with Retry-After (a deadlock Postgres
+    // broke): the admin then deletes again.
+    for (let attempt = 0; ; attempt++) {
+      const res = await harness.admin('delete', `/orgs/${org.id}`);
+      if (res.status === 204) break;
+      expect(res.status).toBe(503);
+      expect(res.headers['retry-after']).toMatch(/^\d+$/);
+      expect(attempt).toBeLessThan(5);
+    }
     deleted = true;
     const statuses = (await Promise.all(creators)).flat();
     expect(statuses).toContain(201);
-    expect(statuses.filter((s) => s !== 201 && s !== 404 && s !== 401)).toEqual([]);
+    // A create caught in a deadlock with the deletion answers 503 with Retry-After, as IdPs retry.
+    expect(statuses.filter((s) => ![201, 401, 404, 503].includes(s))).toEqual([]);
     expect(await counts(org.id)).toEqual({
       orgs: 0,
       scim_tokens: 0,
