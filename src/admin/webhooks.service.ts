@@ -21,7 +21,7 @@ export interface WebhookDeps {
   readonly box: SecretBox;
   readonly allowPrivate: boolean;
   /** Sends pings; absent where no dispatcher runs. */
-  readonly dispatcher?: Pick<WebhookDispatcher, 'ping'> | undefined;
+  readonly dispatcher?: Pick<WebhookDispatcher, 'ping' | 'endpointsChanged'> | undefined;
 }
 
 const events = z
@@ -94,6 +94,7 @@ export async function createEndpoint(deps: WebhookDeps, body: unknown) {
     last,
     new Date(),
   );
+  deps.dispatcher?.endpointsChanged();
   return { ...renderEndpoint(endpoint), secret };
 }
 
@@ -131,6 +132,7 @@ export async function updateEndpoint(deps: WebhookDeps, id: string, body: unknow
     new Date(),
   );
   if (!endpoint) throw notFound(`Webhook ${id} not found`);
+  if (input.active) deps.dispatcher?.endpointsChanged();
   return renderEndpoint(endpoint);
 }
 

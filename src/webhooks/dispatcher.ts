@@ -58,6 +58,8 @@ export class WebhookDispatcher {
   private stopped = false;
   private wake: (() => void) | undefined;
   private unsubscribe: (() => void) | undefined;
+  /** The last turn found no endpoint to serve: new changes need no turn, only new endpoints do. */
+  private noEndpoints = false;
 
   constructor(
     private readonly db: Kysely<DB>,
@@ -77,9 +79,18 @@ export class WebhookDispatcher {
   start(): void {
     this.unsubscribe = this.feed.onAdvance((last) => {
       if (last > this.newest) this.newest = last;
-      this.wake?.();
+      if (!this.noEndpoints) this.wake?.();
     });
     this.running = this.loop();
+  }
+
+  /**
+   * An endpoint was created or made active here: look at once rather than at the next idle round
+   * (other processes' endpoints are found within IDLE_MS).
+   */
+  endpointsChanged(): void {
+    this.noEndpoints = false;
+    this.wake?.();
   }
 
   /** Finishes the requests in flight, lets go of its endpoints, and stops. */
@@ -117,7 +128,8 @@ export class WebhookDispatcher {
   /** One pass over this process's endpoints; true when there may be more to send at once. */
   private async turn(): Promise<boolean> {
     let endpoints = await repo.endpointsToServe(this.db, this.holder);
-    if (endpoints.length === 0) {
+    this.noEndpoints = endpoints.length === 0;
+    if (this.noEndpoints) {
       this.served = this.newest; // nothing to serve it to
       return false;
     }
