@@ -63,37 +63,60 @@ export function auditValues(entry: AuditEntry, at: Date): Values {
   };
 }
 
-/** Any number of entries in one statement: one array parameter per column, rows in the order given. */
+const AUDIT_TABLE_COLUMNS = [
+  'org_id',
+  'at',
+  'actor',
+  'action',
+  'resource_type',
+  'resource_id',
+  'status',
+  'request_id',
+] as const;
+
+/**
+ * Entries as rows, from one array parameter per column (their names after `prefix`), in the order
+ * given: for `insert into audit_events`, alone or as a step of a statement that writes more.
+ */
+export function auditRows(prefix = '') {
+  const array = (name: string, type: string) => sql`${param(`${prefix}${name}`)}::${sql.raw(type)}[]`;
+  return sql`select org_id, at, actor, action, resource_type, resource_id, status, request_id
+    from unnest(${array('orgs', 'uuid')}, ${array('ats', 'timestamptz')}, ${array('actors', 'text')},
+      ${array('actions', 'text')}, ${array('types', 'text')}, ${array('ids', 'text')},
+      ${array('statuses', 'integer')}, ${array('requests', 'text')})
+      with ordinality as e(org_id, at, actor, action, resource_type, resource_id, status, request_id, n)
+    order by n`;
+}
+
+/** The values of auditRows' parameters for these entries. */
+export function auditArrays(
+  entries: readonly { readonly entry: AuditEntry; readonly at: Date }[],
+  prefix = '',
+): Values {
+  const rows = entries.map(({ entry, at }) => auditValues(entry, at));
+  const column = (name: string) => rows.map((r) => r[name]);
+  return {
+    [`${prefix}orgs`]: column('audit_org'),
+    [`${prefix}ats`]: column('audit_at'),
+    [`${prefix}actors`]: column('audit_actor'),
+    [`${prefix}actions`]: column('audit_action'),
+    [`${prefix}types`]: column('audit_resource_type'),
+    [`${prefix}ids`]: column('audit_resource_id'),
+    [`${prefix}statuses`]: column('audit_status'),
+    [`${prefix}requests`]: column('audit_request_id'),
+  };
+}
+
+/** Any number of entries in one statement. */
 const insertEntries = statement((db) =>
-  db
-    .insertInto('audit_events')
-    .columns(['org_id', 'at', 'actor', 'action', 'resource_type', 'resource_id', 'status', 'request_id'])
-    .expression(
-      sql`select org_id, at, actor, action, resource_type, resource_id, status, request_id
-        from unnest(${param('orgs')}::uuid[], ${param('ats')}::timestamptz[], ${param('actors')}::text[],
-          ${param('actions')}::text[], ${param('types')}::text[], ${param('ids')}::text[],
-          ${param('statuses')}::integer[], ${param('requests')}::text[])
-          with ordinality as e(org_id, at, actor, action, resource_type, resource_id, status, request_id, n)
-        order by n`,
-    ),
+  db.insertInto('audit_events').columns(AUDIT_TABLE_COLUMNS).expression(auditRows()),
 );
 
 export async function insertAudit(
   db: Kysely<DB>,
   entries: readonly { readonly entry: AuditEntry; readonly at: Date }[],
 ): Promise<void> {
-  const rows = entries.map(({ entry, at }) => auditValues(entry, at));
-  const column = (name: string) => rows.map((r) => r[name]);
-  await insertEntries.run(db, {
-    orgs: column('audit_org'),
-    ats: column('audit_at'),
-    actors: column('audit_actor'),
-    actions: column('audit_action'),
-    types: column('audit_resource_type'),
-    ids: column('audit_resource_id'),
-    statuses: column('audit_status'),
-    requests: column('audit_request_id'),
-  });
+  await insertEntries.run(db, auditArrays(entries));
 }
 
 const listings = new StatementCache();

@@ -10,9 +10,9 @@ import type { DB } from '../db/tables.js';
 export type Counted = 'users' | 'groups';
 
 /**
- * A CTE step counting each row of the step named `written` (rows with an `org_id`) into its
- * organization's count of `kind`, by `delta`. For statements that write one row: two rows of one
- * organization would update the same shard twice, which ON CONFLICT refuses.
+ * A CTE step counting the rows of the step named `written` (rows with an `org_id`) into their
+ * organization's count of `kind`, by `delta` each: one shard row per organization, however many rows
+ * the statement wrote (ON CONFLICT may update a row once a statement).
  */
 export function countRows(kind: Counted, delta: 1 | -1) {
   const count = sql.ref(`org_counts.${kind}`);
@@ -28,9 +28,10 @@ export function countRows(kind: Counted, delta: 1 | -1) {
           .select([
             'org_id',
             connectionShard().as('shard'),
-            sql.lit(delta).as(kind),
+            sql<number>`count(*) * ${sql.lit(delta)}`.as(kind),
             sql.lit(1).as('version'),
-          ]),
+          ])
+          .groupBy('org_id'),
       )
       .onConflict((conflict) =>
         conflict.columns(['org_id', 'shard']).doUpdateSet({

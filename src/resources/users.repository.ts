@@ -3,7 +3,13 @@
 // once (db/statement.ts) and run with its values by name.
 import { type Kysely, type Selectable, sql, type UpdateObject } from 'kysely';
 import type { AuditEntry } from '../audit/audit.js';
-import { AUDIT_COLUMNS, auditValues, auditWritten } from '../audit/audit.repository.js';
+import {
+  AUDIT_COLUMNS,
+  auditArrays,
+  auditRows,
+  auditValues,
+  auditWritten,
+} from '../audit/audit.repository.js';
 import { rethrowDuplicateKey } from '../db/constraints.js';
 import { isUuid } from '../db/ids.js';
 import { param, statement } from '../db/statement.js';
@@ -113,6 +119,76 @@ export async function insertUser(
   ).catch(rethrowDuplicateKey);
   // A user this statement has just created belongs to no group yet.
   return { id, attributes, created: now, lastModified: now, groups: [] };
+}
+
+/** A user to create, and the entry of its creation when it has one. */
+export interface NewUser {
+  readonly id: string;
+  readonly attributes: ScimResource;
+  readonly at: Date;
+  readonly audit?: AuditEntry | undefined;
+}
+
+/**
+ * Users of one organization, their count and their creations' audit entries in one statement, from
+ * one array parameter per column: what the concurrent creates of an organization share.
+ */
+const insertUsersStatement = statement((db) =>
+  db
+    .with('written', (w) =>
+      w
+        .insertInto('users')
+        .columns([
+          'org_id',
+          'id',
+          'user_name',
+          'external_id',
+          'display_name',
+          'active',
+          'data',
+          'created_at',
+          'updated_at',
+        ])
+        .expression(
+          sql`select ${param('org')}::uuid, u.id, u.user_name, u.external_id, u.display_name, u.active,
+              u.data::jsonb, u.at, u.at
+            from unnest(${param('user_ids')}::uuid[], ${param('user_names')}::text[],
+              ${param('external_ids')}::text[], ${param('display_names')}::text[],
+              ${param('actives')}::boolean[], ${param('datas')}::text[], ${param('ats')}::timestamptz[])
+              as u(id, user_name, external_id, display_name, active, data, at)`,
+        )
+        .returning(['id', 'org_id']),
+    )
+    .with('counted', countRows('users', 1))
+    .with('audited', (w) =>
+      w
+        .insertInto('audit_events')
+        .columns(['org_id', 'at', 'actor', 'action', 'resource_type', 'resource_id', 'status', 'request_id'])
+        .expression(auditRows('audit_')),
+    )
+    .selectFrom('written')
+    .select('id'),
+);
+
+/** Inserts users of one organization, with their audit entries, all or none. Throws DuplicateKeyError. */
+export async function insertUsers(db: Kysely<DB>, orgId: string, users: readonly NewUser[]): Promise<void> {
+  const values = users.map((u) => userValues(u.attributes));
+  await insertUsersStatement
+    .run(db, {
+      org: orgId,
+      user_ids: users.map((u) => u.id),
+      user_names: values.map((v) => v.user_name),
+      external_ids: values.map((v) => v.external_id),
+      display_names: values.map((v) => v.display_name),
+      actives: values.map((v) => v.active),
+      datas: values.map((v) => v.data),
+      ats: users.map((u) => u.at),
+      ...auditArrays(
+        users.flatMap((u) => (u.audit ? [{ entry: u.audit, at: u.at }] : [])),
+        'audit_',
+      ),
+    })
+    .catch(rethrowDuplicateKey);
 }
 
 const findUserStatement = statement((db) =>

@@ -13,6 +13,7 @@ import { applyPatch, mergePatchOf } from './patch.js';
 import { parsePatchRequest } from './patch-request.js';
 import type { Searchable } from './search.service.js';
 import { uniqueOn } from './uniqueness.js';
+import { createUserRow } from './user-creates.js';
 import { listUsers, userStorage } from './user-pages.repository.js';
 import type { StoredUser } from './users.js';
 import * as repo from './users.repository.js';
@@ -132,9 +133,14 @@ export async function createUser(
 ): Promise<StoredUser> {
   const attributes = toStoredAttributes(validateResource(type, 'create', body));
   const id = randomUUID();
-  return withUniqueValues(db, orgId, type, attributes, undefined, (db) =>
-    uniqueUserName(repo.insertUser(db, orgId, id, attributes, new Date(), audit?.(id))),
-  );
+  const now = new Date();
+  if (uniqueAttributesOf(type).length > 0)
+    return withUniqueValues(db, orgId, type, attributes, undefined, (db) =>
+      uniqueUserName(repo.insertUser(db, orgId, id, attributes, now, audit?.(id))),
+    );
+  await uniqueUserName(createUserRow(db, orgId, { id, attributes, at: now, audit: audit?.(id) }));
+  // A user this statement has just created belongs to no group yet.
+  return { id, attributes, created: now, lastModified: now, groups: [] };
 }
 
 /**

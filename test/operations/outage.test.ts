@@ -8,7 +8,7 @@ import { onPostgres } from '../helpers/database.js';
 import { type Cluster, canStartCluster, startCluster } from '../helpers/postgres-cluster.js';
 import { newUser, type RemoteTenant, remote, revocationHeardAt } from '../helpers/remote.js';
 import { type ScimdProcess, startScimd } from '../helpers/scimd-process.js';
-import { sleep } from '../helpers/system.js';
+import { sleep, until } from '../helpers/system.js';
 
 const ADMIN_TOKEN = 'outage-admin-token-0123456789';
 
@@ -150,14 +150,21 @@ describe.skipIf(!onPostgres || !canStartCluster)('a database outage', () => {
         failed.map((a) => a.requestId),
       ]);
       const inAudit = new Set(audited.rows.map((r) => r.request_id as string));
-      const logged = new Set(
-        first
-          .output()
-          .split('\n')
-          .filter((line) => line.includes('could not write an audit entry'))
-          .map((line) => JSON.parse(line).requestId as string),
-      );
-      expect(failed.filter((a) => !inAudit.has(a.requestId!) && !logged.has(a.requestId!))).toEqual([]);
+      const logged = () =>
+        new Set(
+          first
+            .output()
+            .split('\n')
+            .filter((line) => line.includes('could not write an audit entry'))
+            .map((line) => JSON.parse(line).requestId as string),
+        );
+      const unrecorded = () => {
+        const lines = logged();
+        return failed.filter((a) => !inAudit.has(a.requestId!) && !lines.has(a.requestId!));
+      };
+      // The process writes its log lines within a second of logging them (src/log.ts).
+      await until(() => unrecorded().length === 0, 3000).catch(() => {});
+      expect(unrecorded()).toEqual([]);
     } finally {
       await client.end();
     }
