@@ -1,28 +1,10 @@
 // What the console's routes are given: the admin API's dependencies, its sessions, and its audit.
 import type { Context } from 'koa';
-import type { Kysely } from 'kysely';
-import type { WebhookDeps } from '../admin/webhooks.service.js';
-import type { AuditWriter } from '../audit/audit.js';
-import type { TokenChecks } from '../auth/scim-auth.js';
-import type { DB } from '../db/tables.js';
-import type { SyncActivity } from '../health/sync-activity.js';
-import type { Logger } from '../log.js';
-import type { Metrics } from '../metrics/metrics.js';
+import type { AdminApiDeps } from '../admin/admin-api.js';
 import type { ConsoleSession, Sessions } from './sessions.js';
 
-export interface ConsoleDeps {
-  readonly db: Kysely<DB>;
-  readonly publicUrl: string;
-  readonly adminToken: string;
-  readonly logger: Logger;
-  readonly tokenChecks: TokenChecks;
-  readonly audit: Pick<AuditWriter, 'record'>;
-  readonly activity: Pick<SyncActivity, 'flush'>;
-  readonly metrics: Pick<Metrics, 'databaseFailure'>;
-  readonly webhooks: Omit<WebhookDeps, 'db'>;
-  /** No request for this long: an organization's sync is idle. */
-  readonly idleAfterMs: number;
-}
+/** The admin API's dependencies but the change feed (the console reads changes from their table). */
+export type ConsoleDeps = Omit<AdminApiDeps, 'changes'>;
 
 /** What a console action is, for its audit entry. */
 interface ConsoleAction {
