@@ -1,5 +1,5 @@
 // Setup links: rows never leave this module with their hash.
-import type { Kysely, Selectable } from 'kysely';
+import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
 import { isUuid } from '../db/ids.js';
 import type { DB, SetupLinksTable } from '../db/tables.js';
 
@@ -89,6 +89,10 @@ export async function revokeSetupLink(
   return row ? toLink(row) : undefined;
 }
 
+/** The link whose secret hashes to `secretHash`, if it is neither revoked nor expired at `now`. */
+const liveBySecret = (secretHash: Buffer, now: Date) => (eb: ExpressionBuilder<DB, 'setup_links'>) =>
+  eb.and([eb('secret_hash', '=', secretHash), eb('revoked_at', 'is', null), eb('expires_at', '>', now)]);
+
 /** The link whose secret hashes to `secretHash`, if it is neither expired nor revoked. */
 export async function findLiveSetupLink(
   db: Kysely<DB>,
@@ -98,9 +102,7 @@ export async function findLiveSetupLink(
   const row = await db
     .selectFrom('setup_links')
     .select(COLUMNS)
-    .where('secret_hash', '=', secretHash)
-    .where('revoked_at', 'is', null)
-    .where('expires_at', '>', now)
+    .where(liveBySecret(secretHash, now))
     .executeTakeFirst();
   return row ? toLink(row) : undefined;
 }
@@ -114,9 +116,7 @@ export async function openSetupLink(
   const row = await db
     .updateTable('setup_links')
     .set({ last_opened_at: now })
-    .where('secret_hash', '=', secretHash)
-    .where('revoked_at', 'is', null)
-    .where('expires_at', '>', now)
+    .where(liveBySecret(secretHash, now))
     .returning(COLUMNS)
     .executeTakeFirst();
   return row ? toLink(row) : undefined;
