@@ -3,53 +3,62 @@ import { type Kysely, type QueryCreator, sql } from 'kysely';
 import { param, StatementCache, statement, type Values } from '../db/statement.js';
 import type { DB } from '../db/tables.js';
 import { storableText } from '../db/text.js';
+import { batchRows } from '../db/write-batches.js';
 import type { AuditEntry, AuditEvent, AuditQuery } from './audit.js';
 
-/**
- * One entry's columns as parameters named `audit_*`, for a statement that writes the entry together
- * with its change (the audited create of a user); auditValues gives their values.
- */
-export const AUDIT_COLUMNS = {
-  org_id: param('audit_org'),
-  at: param<Date>('audit_at'),
-  actor: param('audit_actor'),
-  action: param('audit_action'),
-  resource_type: param<string | null>('audit_resource_type'),
-  resource_id: param<string | null>('audit_resource_id'),
-  status: param<number>('audit_status'),
-  request_id: param<string | null>('audit_request_id'),
-};
+const AUDIT_TABLE_COLUMNS = [
+  'org_id',
+  'at',
+  'actor',
+  'action',
+  'resource_type',
+  'resource_id',
+  'status',
+  'request_id',
+] as const;
+
+/** An entry's fields in a batch's row, in the order of AUDIT_TABLE_COLUMNS. */
+const AUDIT_FIELDS = [
+  'audit_org',
+  'audit_at',
+  'audit_actor',
+  'audit_action',
+  'audit_resource_type',
+  'audit_resource_id',
+  'audit_status',
+  'audit_request_id',
+] as const;
+type AuditBatchRow = Record<(typeof AUDIT_FIELDS)[number] | 'n', unknown>;
 
 /**
- * A CTE step writing the entry of AUDIT_COLUMNS' parameters if the step named `written` wrote a row
- * (one at most: the step writes by primary key):
- * for a write that is one statement and may find nothing to write (that failure is recorded after
- * its answer).
+ * The columns of an entry in a batch's rows (db/write-batches.ts batchRows): the fields auditValues
+ * gives, on each write of the batch that has an entry.
  */
-export function auditWritten() {
-  const typed = (name: string, type: string) => sql`${param(name)}::${sql.raw(type)}`;
-  // biome-ignore lint/suspicious/noExplicitAny: the creator of any statement with a `written` step.
+export const AUDIT_BATCH_COLUMNS =
+  'audit_org uuid, audit_at timestamptz, audit_actor text, audit_action text, audit_resource_type text, audit_resource_id text, audit_status integer, audit_request_id text';
+
+/**
+ * A CTE step writing the entries of the writes of a batch (the step `batch`, with AUDIT_BATCH_COLUMNS
+ * and `n`, each write's place) that the step `written` wrote: those whose `key` (a column of both) it
+ * returned, in the batch's order.
+ */
+export function auditBatchWritten(key: string) {
+  // biome-ignore lint/suspicious/noExplicitAny: the creator of any statement with `batch` and `written` steps.
   return (w: QueryCreator<any>) =>
     w
       .insertInto('audit_events')
-      .columns(['org_id', 'at', 'actor', 'action', 'resource_type', 'resource_id', 'status', 'request_id'])
+      .columns(AUDIT_TABLE_COLUMNS)
       .expression(
         w
-          .selectFrom('written')
-          .select([
-            typed('audit_org', 'uuid').as('org_id'),
-            typed('audit_at', 'timestamptz').as('at'),
-            typed('audit_actor', 'text').as('actor'),
-            typed('audit_action', 'text').as('action'),
-            typed('audit_resource_type', 'text').as('resource_type'),
-            typed('audit_resource_id', 'text').as('resource_id'),
-            typed('audit_status', 'integer').as('status'),
-            typed('audit_request_id', 'text').as('request_id'),
-          ]),
+          .selectFrom('batch')
+          .select(AUDIT_FIELDS)
+          .where('audit_org', 'is not', null)
+          .where(sql.ref(`batch.${key}`), 'in', w.selectFrom('written').select(key))
+          .orderBy('n'),
       );
 }
 
-/** The values of AUDIT_COLUMNS for an entry, its texts made storable (a decoded path can carry a NUL). */
+/** The fields of an entry as a batch's row carries them, its texts made storable (a decoded path can carry a NUL). */
 export function auditValues(entry: AuditEntry, at: Date): Values {
   return {
     audit_org: entry.orgId,
@@ -63,60 +72,25 @@ export function auditValues(entry: AuditEntry, at: Date): Values {
   };
 }
 
-const AUDIT_TABLE_COLUMNS = [
-  'org_id',
-  'at',
-  'actor',
-  'action',
-  'resource_type',
-  'resource_id',
-  'status',
-  'request_id',
-] as const;
-
-/**
- * Entries as rows, from one array parameter per column (their names after `prefix`), in the order
- * given: for `insert into audit_events`, alone or as a step of a statement that writes more.
- */
-export function auditRows(prefix = '') {
-  const array = (name: string, type: string) => sql`${param(`${prefix}${name}`)}::${sql.raw(type)}[]`;
-  return sql`select org_id, at, actor, action, resource_type, resource_id, status, request_id
-    from unnest(${array('orgs', 'uuid')}, ${array('ats', 'timestamptz')}, ${array('actors', 'text')},
-      ${array('actions', 'text')}, ${array('types', 'text')}, ${array('ids', 'text')},
-      ${array('statuses', 'integer')}, ${array('requests', 'text')})
-      with ordinality as e(org_id, at, actor, action, resource_type, resource_id, status, request_id, n)
-    order by n`;
-}
-
-/** The values of auditRows' parameters for these entries. */
-export function auditArrays(
-  entries: readonly { readonly entry: AuditEntry; readonly at: Date }[],
-  prefix = '',
-): Values {
-  const rows = entries.map(({ entry, at }) => auditValues(entry, at));
-  const column = (name: string) => rows.map((r) => r[name]);
-  return {
-    [`${prefix}orgs`]: column('audit_org'),
-    [`${prefix}ats`]: column('audit_at'),
-    [`${prefix}actors`]: column('audit_actor'),
-    [`${prefix}actions`]: column('audit_action'),
-    [`${prefix}types`]: column('audit_resource_type'),
-    [`${prefix}ids`]: column('audit_resource_id'),
-    [`${prefix}statuses`]: column('audit_status'),
-    [`${prefix}requests`]: column('audit_request_id'),
-  };
-}
-
-/** Any number of entries in one statement. */
+/** Any number of entries in one statement, in the order given. */
 const insertEntries = statement((db) =>
-  db.insertInto('audit_events').columns(AUDIT_TABLE_COLUMNS).expression(auditRows()),
+  db
+    .insertInto('audit_events')
+    .columns(AUDIT_TABLE_COLUMNS)
+    .expression(
+      db
+        .selectFrom(batchRows<AuditBatchRow>(`n integer, ${AUDIT_BATCH_COLUMNS}`))
+        .select(AUDIT_FIELDS)
+        .orderBy('n'),
+    ),
 );
 
 export async function insertAudit(
   db: Kysely<DB>,
   entries: readonly { readonly entry: AuditEntry; readonly at: Date }[],
 ): Promise<void> {
-  await insertEntries.run(db, auditArrays(entries));
+  const batch = entries.map(({ entry, at }, n) => ({ n, ...auditValues(entry, at) }));
+  await insertEntries.run(db, { batch: JSON.stringify(batch) });
 }
 
 const listings = new StatementCache();

@@ -1,54 +1,45 @@
 // SQL for the members of groups: one row per (group, user), so adding or removing k members costs
 // O(k) whatever the size of the group. Members travel as one parameter (a JSON list, or an array of
 // ids): one statement text whatever their number, and no limit from the protocol's 65,535 parameters.
-import { type Kysely, type OnConflictBuilder, type QueryCreator, type SqlBool, sql } from 'kysely';
+import {
+  type Expression,
+  type Kysely,
+  type OnConflictBuilder,
+  type QueryCreator,
+  type SqlBool,
+  sql,
+} from 'kysely';
 import type { AuditEntry } from '../audit/audit.js';
-import { auditValues, auditWritten } from '../audit/audit.repository.js';
+import { AUDIT_BATCH_COLUMNS, auditBatchWritten, auditValues } from '../audit/audit.repository.js';
 import { isForeignKeyViolation } from '../db/constraints.js';
 import { isUuid } from '../db/ids.js';
 import { connectionShard } from '../db/shards.js';
 import { param, StatementCache, statement } from '../db/statement.js';
 import type { DB } from '../db/tables.js';
+import { batchRows, WriteBatches } from '../db/write-batches.js';
 import { compileCondition, filterValues } from '../filter/compile.js';
 import { conditionKey, type FilterPlan } from '../filter/plan.js';
 import type { NewMember, StoredMember } from './groups.js';
 import { groupStorage } from './groups.storage.js';
 
 /**
- * A CTE step of the members sent (the `members` parameter, memberValues gives it): user_id, display.
- * They travel as JSON, whose row count Postgres does not try to foresee: with arrays it sized a
- * plan by each call's values and planned the statement again on every call.
+ * The members in a JSON list (memberValues gives one) as rows `m(user_id, display)`, for a `from` or
+ * a lateral join. JSON, whose row count Postgres does not try to foresee: with arrays it sized a plan
+ * by each call's values and planned the statement again on every call.
  */
-export function sentMembers() {
-  // biome-ignore lint/suspicious/noExplicitAny: the creator of any statement that takes members.
-  return (w: QueryCreator<any>) =>
-    w
-      .selectFrom(
-        sql<{ user_id: string; display: string | null }>`jsonb_to_recordset(${param('members')}::jsonb)`.as(
-          sql`sent(user_id uuid, display text)`,
-        ),
-      )
-      .selectAll();
+export function sentMembers(list: Expression<unknown>) {
+  return sql`jsonb_to_recordset(${list}) as m(user_id uuid, display text)`;
 }
 
-/** The `members` parameter of sentMembers. */
-export function memberValues(members: readonly NewMember[]): { members: string } {
-  return { members: JSON.stringify(members.map((m) => ({ user_id: m.userId, display: m.display ?? null }))) };
+/** The JSON list of members sentMembers reads. */
+export function memberValues(members: readonly NewMember[]): { user_id: string; display: string | null }[] {
+  return members.map((m) => ({ user_id: m.userId, display: m.display ?? null }));
 }
 
-/** A CTE step of the members of the step `sent` that are users of the organization, not deprovisioned. */
-export function validMembers() {
-  // biome-ignore lint/suspicious/noExplicitAny: the creator of any statement with a `sent` step.
-  return (w: QueryCreator<any>) =>
-    w
-      .selectFrom('sent')
-      .innerJoin('users', (join) =>
-        join
-          .onRef('users.id', '=', 'sent.user_id')
-          .on('users.org_id', '=', param('org'))
-          .on('users.deprovisioned_at', 'is', null),
-      )
-      .select(['sent.user_id', 'sent.display']);
+/** Whether every member in the list is a user of the organization (`org`) that is not deprovisioned. */
+export function membersAreUsers(list: Expression<unknown>) {
+  return sql<SqlBool>`(select count(*) from ${sentMembers(list)} join users on users.org_id = ${param('org')}
+    and users.id = m.user_id and users.deprovisioned_at is null) = jsonb_array_length(${list})`;
 }
 
 /** `= any(…)` of an array parameter of ids. */
@@ -122,12 +113,11 @@ const keepMemberTakingDisplay = (conflict: OnConflictBuilder<any, any>) =>
 
 const addMembersStatement = statement((db) =>
   db
-    .with('sent', sentMembers())
     .insertInto('group_members')
     .columns(['org_id', 'group_id', 'user_id', 'display', 'created_at'])
     .expression(
-      sql`select ${param('org')}::uuid, ${param('group')}::uuid, sent.user_id, sent.display, ${param('now')}::timestamptz
-        from sent`,
+      sql`select ${param('org')}::uuid, ${param('group')}::uuid, m.user_id, m.display, ${param('now')}::timestamptz
+        from ${sentMembers(sql`${param('members')}::jsonb`)}`,
     )
     .onConflict(keepMemberTakingDisplay),
 );
@@ -145,7 +135,7 @@ export async function addMembers(
     org: orgId,
     group: groupId,
     now,
-    ...memberValues(members),
+    members: JSON.stringify(memberValues(members)),
   });
   return Number(result.numAffectedRows ?? 0n);
 }
@@ -160,88 +150,181 @@ export interface MemberChanges {
   readonly adds: readonly NewMember[];
 }
 
+/** A PATCH's member changes of one group, and its audit entry. */
+interface MemberChangeWrite extends MemberChanges {
+  readonly groupId: string;
+  readonly at: Date;
+  readonly audit: AuditEntry;
+}
+
+type MemberChangeOutcome = 'missing' | 'invalid' | 'unchanged' | 'changed';
+
+/** Removes the members each change of a batch removes by id (a step of changeMembersStatement). */
+// biome-ignore lint/suspicious/noExplicitAny: the creator of a statement with a `written` step.
+const removeById = (w: QueryCreator<any>) =>
+  w
+    .deleteFrom('group_members as gm')
+    .using(
+      sql`(select written.n, written.group_id, r.user_id::uuid as user_id
+        from written cross join lateral jsonb_array_elements_text(written.removes) as r(user_id))`.as('x'),
+    )
+    .where('gm.org_id', '=', param('org'))
+    .where(sql<SqlBool>`gm.group_id = x.group_id and gm.user_id = x.user_id`)
+    .returning(sql<number>`x.n`.as('n'));
+
 /**
- * A PATCH's member changes and its audit entry in one statement. They apply only if the group exists
- * and every member to add is a user of the organization that is not deprovisioned; the group's
+ * Removes every member but those it adds of the group of each replace of a batch (a step of
+ * changeMembersStatement; a group has one replace a batch). The groups are values computed when the
+ * statement runs: each is read by its index, however many members the organization has.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the creator of a statement with a `written` step.
+const removeOthers = (w: QueryCreator<any>) =>
+  w
+    .deleteFrom('group_members as gm')
+    .where('gm.org_id', '=', param('org'))
+    .where(sql<SqlBool>`gm.group_id = any(array(select group_id from written))`)
+    .where(
+      sql<SqlBool>`not exists (select from written cross join lateral ${sentMembers(sql.ref('written.adds'))}
+        where written.group_id = gm.group_id and m.user_id = gm.user_id)`,
+    )
+    .returning(sql<number>`(select written.n from written where written.group_id = gm.group_id)`.as('n'));
+
+/**
+ * A batch of PATCHes' member changes with their audit entries, in one statement: changes to some
+ * members, or (`removeAll`) replaces of the member set. Each applies only if its group exists and
+ * every member it adds is a user of the organization that is not deprovisioned; its group's
  * lastModified moves only if a member row changed. Row changes, not a lock on the group: concurrent
  * PATCHes of one group never lose a member.
  */
 const changeMembersStatement = (removeAll: boolean) =>
   statement((db) =>
     db
+      .with('batch', (w) =>
+        w
+          .selectFrom(
+            batchRows<{ n: number }>(
+              `n integer, group_id uuid, adds jsonb, removes jsonb, at timestamptz, ${AUDIT_BATCH_COLUMNS}`,
+            ),
+          )
+          .selectAll(),
+      )
       .with('target', (w) =>
         w
-          .selectFrom('groups')
-          .select('id')
-          .where('org_id', '=', param('org'))
-          .where('id', '=', param('group')),
+          .selectFrom('batch')
+          .selectAll()
+          .where(
+            sql<SqlBool>`exists (select from groups where groups.org_id = ${param('org')} and groups.id = batch.group_id)`,
+          ),
       )
-      .with('sent', sentMembers())
-      .with('valid', validMembers())
-      // One row when the changes apply: the group exists and every member to add is a user.
+      // The changes that apply: the group exists and every member to add is a user.
       .with('written', (w) =>
         w
           .selectFrom('target')
-          .select('id')
-          .where(sql<SqlBool>`(select count(*) from valid) = (select count(*) from sent)`),
+          .selectAll()
+          .where(membersAreUsers(sql.ref('target.adds'))),
       )
-      .with('removed', (w) =>
-        w
-          .deleteFrom('group_members')
-          .where('org_id', '=', param('org'))
-          // The group and the ids as values computed when the statement runs, not parameters: a plan
-          // that knew the group's size would beat the generic one, and be made again on every call.
-          .where('group_id', '=', sql<string>`(select id from written)`)
-          .where(
-            removeAll
-              ? sql<SqlBool>`user_id not in (select user_id from sent)`
-              : sql<SqlBool>`user_id = any(array(select value::uuid from jsonb_array_elements_text(${param('removes')}::jsonb)))`,
-          )
-          .returning('user_id'),
-      )
+      .with('removed', removeAll ? removeOthers : removeById)
       .with('added', (w) =>
         w
           .insertInto('group_members')
           .columns(['org_id', 'group_id', 'user_id', 'display', 'created_at'])
           .expression(
-            sql`select ${param('org')}::uuid, written.id, valid.user_id, valid.display, ${param('now')}::timestamptz
-            from written cross join valid`,
+            sql`select ${param('org')}::uuid, written.group_id, m.user_id, m.display, written.at
+              from written cross join lateral ${sentMembers(sql.ref('written.adds'))}`,
           )
           .onConflict(keepMemberTakingDisplay)
-          .returning('user_id'),
+          .returning(['group_id', 'user_id']),
       )
-      // The time of the change, in the connection's shard (not the group's row, which every
+      // A member row is one change's: two changes of a batch never name the same member of a group.
+      .with('changed', (w) =>
+        w
+          .selectFrom('removed')
+          .select('n')
+          .union(
+            w
+              .selectFrom('written')
+              .select('written.n')
+              .where(
+                sql<SqlBool>`exists (select from ${sentMembers(sql.ref('written.adds'))}
+                  join added on added.group_id = written.group_id and added.user_id = m.user_id)`,
+              ),
+          ),
+      )
+      // The time of each group's change, in the connection's shard (not the group's row, which every
       // concurrent change of the group would wait on).
       .with('touched', (w) =>
         w
           .insertInto('group_member_changes')
           .columns(['org_id', 'group_id', 'shard', 'changed_at'])
           .expression(
-            sql`select ${param('org')}::uuid, written.id, ${connectionShard()}, ${param('now')}::timestamptz
-            from written where exists (select 1 from removed) or exists (select 1 from added)`,
+            sql`select ${param('org')}::uuid, written.group_id, ${connectionShard()}, max(written.at)
+              from written where written.n in (select n from changed) group by written.group_id`,
           )
           .onConflict((conflict) =>
             conflict.columns(['org_id', 'group_id', 'shard']).doUpdateSet({
               changed_at: sql`greatest(group_member_changes.changed_at, excluded.changed_at)`,
             }),
-          )
-          .returning('group_id'),
+          ),
       )
-      .with('audited', auditWritten())
-      .selectNoFrom([
-        sql<string>`(select count(*) from target)`.as('found'),
-        sql<string>`(select count(*) from written)`.as('applied'),
-        sql<string>`(select count(*) from touched)`.as('changed'),
+      .with('audited', auditBatchWritten('n'))
+      .selectFrom('batch')
+      .select([
+        'batch.n',
+        sql<boolean>`batch.n in (select n from target)`.as('found'),
+        sql<boolean>`batch.n in (select n from written)`.as('applied'),
+        sql<boolean>`batch.n in (select n from changed)`.as('changed'),
       ]),
   );
-/** One statement for a replace of the member set, one for changes to some members. */
-const CHANGE_MEMBERS = { all: changeMembersStatement(true), some: changeMembersStatement(false) };
+
+/** Whether two PATCHes' member changes write the same rows: one group, and a member both name or a replace. */
+function sameMembers(a: MemberChangeWrite, b: MemberChangeWrite): boolean {
+  if (a.groupId !== b.groupId) return false;
+  if (a.removeAll || b.removeAll) return true;
+  const named = new Set([...a.removes, ...a.adds.map((m) => m.userId)]);
+  return b.removes.some((id) => named.has(id)) || b.adds.some((m) => named.has(m.userId));
+}
+
+/** Member changes in batches by one of changeMembersStatement's two statements. */
+const memberChanges = (removeAll: boolean) => {
+  const change = changeMembersStatement(removeAll);
+  return new WriteBatches<MemberChangeWrite, MemberChangeOutcome>({
+    writeAll: async (db, orgId, writes) => {
+      const batch = writes.map((c, n) => ({
+        n,
+        group_id: c.groupId,
+        adds: memberValues(c.adds),
+        removes: c.removes.filter(isUuid).map((id) => id.toLowerCase()),
+        at: c.at,
+        ...auditValues(c.audit, c.at),
+      }));
+      const result = await change
+        .run(db, { org: orgId, batch: JSON.stringify(batch) })
+        .catch((error: unknown) => {
+          // The group was deleted while the statement ran: its member rows could not refer to it.
+          if (writes.length === 1 && isForeignKeyViolation(error)) return undefined;
+          throw error;
+        });
+      if (!result) return ['missing'];
+      const outcomes = new Map<number, MemberChangeOutcome>(
+        result.rows.map((row) => [
+          row.n,
+          !row.found ? 'missing' : !row.applied ? 'invalid' : row.changed ? 'changed' : 'unchanged',
+        ]),
+      );
+      return writes.map((_, n) => outcomes.get(n) ?? 'missing');
+    },
+    apart: sameMembers,
+  });
+};
+/** One statement for replaces of the member set, one for changes to some members. */
+const MEMBER_CHANGES = { all: memberChanges(true), some: memberChanges(false) };
 
 /**
  * Applies member changes with the audit entry of the PATCH: `missing` when the group does not exist,
  * `invalid` when a member to add is not a user of the organization that is not deprovisioned
  * (nothing is written then), else `unchanged` or `changed` (a member row changed, and the group's
- * lastModified is `now`).
+ * lastModified is `now`). Concurrent changes of an organization's groups share a statement
+ * (db/write-batches.ts).
  */
 export async function changeMembers(
   db: Kysely<DB>,
@@ -250,26 +333,10 @@ export async function changeMembers(
   changes: MemberChanges,
   now: Date,
   audit: AuditEntry,
-): Promise<'missing' | 'invalid' | 'unchanged' | 'changed'> {
+): Promise<MemberChangeOutcome> {
   if (!isUuid(groupId)) return 'missing';
-  const { rows } = await CHANGE_MEMBERS[changes.removeAll ? 'all' : 'some']
-    .run(db, {
-      org: orgId,
-      group: groupId,
-      now,
-      removes: JSON.stringify(changes.removes.filter(isUuid).map((id) => id.toLowerCase())),
-      ...memberValues(changes.adds),
-      ...auditValues(audit, now),
-    })
-    .catch((error: unknown) => {
-      // The group was deleted while the statement ran: its member rows could not refer to it.
-      if (isForeignKeyViolation(error)) return { rows: [{ found: '0', applied: '0', changed: '0' }] };
-      throw error;
-    });
-  const { found, applied, changed } = rows[0]!;
-  if (Number(found) === 0) return 'missing';
-  if (Number(applied) === 0) return 'invalid';
-  return Number(changed) > 0 ? 'changed' : 'unchanged';
+  const write = { ...changes, groupId: groupId.toLowerCase(), at: now, audit };
+  return MEMBER_CHANGES[changes.removeAll ? 'all' : 'some'].write(db, orgId, write);
 }
 
 const removeAllMembers = statement((db) =>

@@ -2,14 +2,15 @@
 // Reading a group without its members never touches the member rows (group-members.repository.ts).
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { AuditEntry } from '../audit/audit.js';
-import { auditValues, auditWritten } from '../audit/audit.repository.js';
+import { AUDIT_BATCH_COLUMNS, auditBatchWritten, auditValues } from '../audit/audit.repository.js';
 import { rethrowDuplicateKey } from '../db/constraints.js';
 import { isUuid } from '../db/ids.js';
 import { param, statement, unestimatedParam } from '../db/statement.js';
 import type { DB, GroupsTable } from '../db/tables.js';
+import { batchRows, WriteBatches } from '../db/write-batches.js';
 import { compileCondition } from '../filter/compile.js';
 import { COUNT_OF, countRows } from './counts.repository.js';
-import { memberValues, sentMembers, validMembers } from './group-members.repository.js';
+import { membersAreUsers, memberValues, sentMembers } from './group-members.repository.js';
 import type { NewMember, StoredGroup } from './groups.js';
 import { groupLastModified, groupStorage } from './groups.storage.js';
 import { collectPage, type ListQuery, type ListResult, listStatement, pageRows } from './list-query.js';
@@ -32,32 +33,47 @@ const GROUP_COLUMNS = {
   data: param('data'),
 };
 
+/** The columns the product reads directly, derived from the attributes. */
 function groupValues(attributes: ScimResource) {
   return {
     display_name: String(attributes.displayName),
     external_id: typeof attributes.externalId === 'string' ? attributes.externalId : null,
-    data: JSON.stringify(attributes),
+    data: attributes,
   };
 }
 
+/** A group to create, with its members and the audit entry of its creation. */
+interface NewGroup {
+  readonly id: string;
+  readonly attributes: ScimResource;
+  readonly members: readonly NewMember[];
+  readonly at: Date;
+  readonly audit: AuditEntry;
+}
+
 /**
- * A group with its members, its count and its audit entry, in one statement. The members sent are
- * checked in it: the group is written only if every one is a user of the organization that is not
- * deprovisioned.
+ * A batch of groups with their members, the count and their audit entries, in one statement. A
+ * group is written only if every member sent with it is a user of the organization that is not
+ * deprovisioned (membersAreUsers).
  */
-const insertGroupStatement = statement((db) =>
+const insertGroupsStatement = statement((db) =>
   db
-    .with('sent', sentMembers())
-    .with('valid', validMembers())
+    .with('batch', (w) =>
+      w
+        .selectFrom(
+          batchRows(
+            `n integer, id uuid, display_name text, external_id text, data jsonb, members jsonb, at timestamptz, ${AUDIT_BATCH_COLUMNS}`,
+          ),
+        )
+        .selectAll(),
+    )
     .with('written', (w) =>
       w
         .insertInto('groups')
         .columns(['org_id', 'id', 'display_name', 'external_id', 'data', 'created_at', 'updated_at'])
         .expression(
-          sql`select ${param('org')}::uuid, ${param('id')}::uuid, ${param('display_name')}::text,
-            ${param('external_id')}::text, ${param('data')}::jsonb, ${param('now')}::timestamptz,
-            ${param('now')}::timestamptz
-            where (select count(*) from valid) = (select count(*) from sent)`,
+          sql`select ${param('org')}::uuid, id, display_name, external_id, data, at, at
+            from batch where ${membersAreUsers(sql.ref('batch.members'))} order by n`,
         )
         .returning([...visible, 'org_id']),
     )
@@ -66,22 +82,41 @@ const insertGroupStatement = statement((db) =>
         .insertInto('group_members')
         .columns(['org_id', 'group_id', 'user_id', 'display', 'created_at'])
         .expression(
-          sql`select written.org_id, written.id, valid.user_id, valid.display, ${param('now')}::timestamptz
-            from written cross join valid`,
+          sql`select written.org_id, written.id, m.user_id, m.display, written.created_at
+            from written join batch on batch.id = written.id cross join lateral ${sentMembers(sql.ref('batch.members'))}`,
         ),
     )
     .with('counted', countRows('groups', 1))
-    .with('audited', auditWritten())
+    .with('audited', auditBatchWritten('id'))
     .selectFrom('written')
     .select(visible),
 );
 
+const creates = new WriteBatches<NewGroup, StoredGroup | undefined>({
+  writeAll: async (db, orgId, groups) => {
+    const batch = groups.map((g, n) => ({
+      n,
+      id: g.id,
+      ...groupValues(g.attributes),
+      members: memberValues(g.members),
+      at: g.at,
+      ...auditValues(g.audit, g.at),
+    }));
+    const { rows } = await insertGroupsStatement
+      .run(db, { org: orgId, batch: JSON.stringify(batch) })
+      .catch(rethrowDuplicateKey);
+    const written = new Map(rows.map((row) => [row.id, rowToGroup(row)]));
+    return groups.map((g) => written.get(g.id));
+  },
+});
+
 /**
  * Writes the group, its members (distinct users) and the audit entry of its creation; undefined when a
  * member is not a user of the organization that is not deprovisioned (nothing is written then).
- * Throws DuplicateKeyError.
+ * Concurrent creates of an organization's groups share a statement (db/write-batches.ts). Throws
+ * DuplicateKeyError.
  */
-export async function insertGroup(
+export function insertGroup(
   db: Kysely<DB>,
   orgId: string,
   id: string,
@@ -90,17 +125,7 @@ export async function insertGroup(
   now: Date,
   audit: AuditEntry,
 ): Promise<StoredGroup | undefined> {
-  const { rows } = await insertGroupStatement
-    .run(db, {
-      org: orgId,
-      id,
-      now,
-      ...groupValues(attributes),
-      ...memberValues(members),
-      ...auditValues(audit, now),
-    })
-    .catch(rethrowDuplicateKey);
-  return rows[0] && rowToGroup(rows[0]);
+  return creates.write(db, orgId, { id, attributes, members, at: now, audit });
 }
 
 const findGroupStatement = statement((db) =>

@@ -1,19 +1,15 @@
 // SQL for one user at a time: create, read, write and remove, each with its audit entry (pages of
 // users are in user-pages.repository.ts). Rows never leave these modules. Each statement is declared
-// once (db/statement.ts) and run with its values by name.
-import { type Kysely, type Selectable, sql, type UpdateObject } from 'kysely';
+// once (db/statement.ts) and run with its values by name; the writes of an organization's users
+// that arrive together share a statement (db/write-batches.ts).
+import { type Kysely, type Selectable, type SqlBool, sql, type UpdateObject } from 'kysely';
 import type { AuditEntry } from '../audit/audit.js';
-import {
-  AUDIT_COLUMNS,
-  auditArrays,
-  auditRows,
-  auditValues,
-  auditWritten,
-} from '../audit/audit.repository.js';
+import { AUDIT_BATCH_COLUMNS, auditBatchWritten, auditValues } from '../audit/audit.repository.js';
 import { rethrowDuplicateKey } from '../db/constraints.js';
 import { isUuid } from '../db/ids.js';
-import { param, statement } from '../db/statement.js';
-import type { DB, UsersTable } from '../db/tables.js';
+import { param, type Statement, statement } from '../db/statement.js';
+import type { DB, DeprovisioningMode, UsersTable } from '../db/tables.js';
+import { batchRows, WriteBatches } from '../db/write-batches.js';
 import { countRows } from './counts.repository.js';
 import type { StoredUser, UserGroup } from './users.js';
 import type { ScimResource } from './validate.js';
@@ -54,71 +50,15 @@ const rowVersion = sql<string>`users.xmin::text`.as('version');
 /** What reading or writing one user returns: the row, its groups and its version. */
 const withGroups = [...visible, groupsOfUser, rowVersion] as const;
 
-/** The columns derived from the attributes, as parameters; userValues gives their values. */
-const USER_COLUMNS = {
-  user_name: param('user_name'),
-  external_id: param<string | null>('external_id'),
-  display_name: param<string | null>('display_name'),
-  active: param<boolean>('active'),
-  data: param('data'),
-};
-
-/** The columns the product reads directly, derived from the attributes. */
+/** The columns the product reads directly, derived from the attributes, as a batch row carries them. */
 function userValues(attributes: ScimResource) {
   return {
     user_name: String(attributes.userName),
     external_id: typeof attributes.externalId === 'string' ? attributes.externalId : null,
     display_name: typeof attributes.displayName === 'string' ? attributes.displayName : null,
     active: attributes.active !== false,
-    data: JSON.stringify(attributes),
+    data: attributes,
   };
-}
-
-const NEW_USER = {
-  org_id: param('org'),
-  id: param('id'),
-  ...USER_COLUMNS,
-  created_at: param<Date>('now'),
-  updated_at: param<Date>('now'),
-};
-
-// The insert returns only the id: the rest is what was just written, so reading it back (the data as
-// JSON and both dates, parsed again) is work for nothing on both sides of the connection.
-// The organization's count of users changes in the same statement.
-const insertUserRow = statement((db) =>
-  db
-    .with('written', (w) => w.insertInto('users').values(NEW_USER).returning(['id', 'org_id']))
-    .with('counted', countRows('users', 1))
-    .selectFrom('written')
-    .select('id'),
-);
-
-/** The user and its audit entry in one statement, so that one commits exactly when the other does. */
-const insertUserAudited = statement((db) =>
-  db
-    .with('written', (w) => w.insertInto('users').values(NEW_USER).returning(['id', 'org_id']))
-    .with('counted', countRows('users', 1))
-    .with('audited', (w) => w.insertInto('audit_events').values(AUDIT_COLUMNS))
-    .selectFrom('written')
-    .select('id'),
-);
-
-/** Inserts a user, with the audit entry of its creation when given. Throws DuplicateKeyError. */
-export async function insertUser(
-  db: Kysely<DB>,
-  orgId: string,
-  id: string,
-  attributes: ScimResource,
-  now: Date,
-  audit?: AuditEntry,
-): Promise<StoredUser> {
-  const values = { org: orgId, id, now, ...userValues(attributes) };
-  await (audit
-    ? insertUserAudited.run(db, { ...values, ...auditValues(audit, now) })
-    : insertUserRow.run(db, values)
-  ).catch(rethrowDuplicateKey);
-  // A user this statement has just created belongs to no group yet.
-  return { id, attributes, created: now, lastModified: now, groups: [] };
 }
 
 /** A user to create, and the entry of its creation when it has one. */
@@ -130,11 +70,21 @@ export interface NewUser {
 }
 
 /**
- * Users of one organization, their count and their creations' audit entries in one statement, from
- * one array parameter per column: what the concurrent creates of an organization share.
+ * A batch of users of one organization, their count and their creations' audit entries in one
+ * statement. The insert returns only the ids: the rest is what was just written, so reading it back
+ * (the data as JSON and both dates, parsed again) is work for nothing on both sides of the connection.
  */
 const insertUsersStatement = statement((db) =>
   db
+    .with('batch', (w) =>
+      w
+        .selectFrom(
+          batchRows(
+            `n integer, id uuid, user_name text, external_id text, display_name text, active boolean, data jsonb, at timestamptz, ${AUDIT_BATCH_COLUMNS}`,
+          ),
+        )
+        .selectAll(),
+    )
     .with('written', (w) =>
       w
         .insertInto('users')
@@ -150,45 +100,39 @@ const insertUsersStatement = statement((db) =>
           'updated_at',
         ])
         .expression(
-          sql`select ${param('org')}::uuid, u.id, u.user_name, u.external_id, u.display_name, u.active,
-              u.data::jsonb, u.at, u.at
-            from unnest(${param('user_ids')}::uuid[], ${param('user_names')}::text[],
-              ${param('external_ids')}::text[], ${param('display_names')}::text[],
-              ${param('actives')}::boolean[], ${param('datas')}::text[], ${param('ats')}::timestamptz[])
-              as u(id, user_name, external_id, display_name, active, data, at)`,
+          sql`select ${param('org')}::uuid, id, user_name, external_id, display_name, active, data, at, at
+            from batch order by n`,
         )
         .returning(['id', 'org_id']),
     )
     .with('counted', countRows('users', 1))
-    .with('audited', (w) =>
-      w
-        .insertInto('audit_events')
-        .columns(['org_id', 'at', 'actor', 'action', 'resource_type', 'resource_id', 'status', 'request_id'])
-        .expression(auditRows('audit_')),
-    )
+    .with('audited', auditBatchWritten('id'))
     .selectFrom('written')
     .select('id'),
 );
 
-/** Inserts users of one organization, with their audit entries, all or none. Throws DuplicateKeyError. */
-export async function insertUsers(db: Kysely<DB>, orgId: string, users: readonly NewUser[]): Promise<void> {
-  const values = users.map((u) => userValues(u.attributes));
-  await insertUsersStatement
-    .run(db, {
-      org: orgId,
-      user_ids: users.map((u) => u.id),
-      user_names: values.map((v) => v.user_name),
-      external_ids: values.map((v) => v.external_id),
-      display_names: values.map((v) => v.display_name),
-      actives: values.map((v) => v.active),
-      datas: values.map((v) => v.data),
-      ats: users.map((u) => u.at),
-      ...auditArrays(
-        users.flatMap((u) => (u.audit ? [{ entry: u.audit, at: u.at }] : [])),
-        'audit_',
-      ),
-    })
-    .catch(rethrowDuplicateKey);
+const creates = new WriteBatches<NewUser, void>({
+  writeAll: async (db, orgId, users) => {
+    const batch = users.map((u, n) => ({
+      n,
+      id: u.id,
+      at: u.at,
+      ...userValues(u.attributes),
+      ...(u.audit ? auditValues(u.audit, u.at) : {}),
+    }));
+    await insertUsersStatement
+      .run(db, { org: orgId, batch: JSON.stringify(batch) })
+      .catch(rethrowDuplicateKey);
+    return users.map(() => undefined);
+  },
+});
+
+/**
+ * Creates a user, with its count and the audit entry of its creation when given; concurrent creates
+ * of an organization share a statement (db/write-batches.ts). Throws DuplicateKeyError.
+ */
+export function insertUser(db: Kysely<DB>, orgId: string, user: NewUser): Promise<void> {
+  return creates.write(db, orgId, user);
 }
 
 const findUserStatement = statement((db) =>
@@ -223,26 +167,111 @@ export async function findUser(
   return row && rowToUser(row);
 }
 
+/** A write of a user's attributes: all of them, or those a merge patch names (`merge`). */
+interface UserUpdate {
+  readonly id: string;
+  /** The attributes as stored, or a merge patch of them. */
+  readonly value: ScimResource;
+  readonly merge: boolean;
+  /** Writes only a row still at this version (findUser's). */
+  readonly version: string | undefined;
+  readonly at: Date;
+  readonly audit: AuditEntry;
+}
+
+/** The attributes a batch's write leaves: the merge patch merged into the row, or the whole value. */
+const nextData = sql<string>`case when batch.merge then scim_merge_patch(users.data, batch.value) else batch.value end`;
 /**
- * The replace of a user's attributes, its audit entry and the user as written with its groups, in
- * one statement. Given a `version` (from findUser), it writes only a row still at that version.
+ * A column derived from an attribute, as userValues derives it: from the value written, unless it is
+ * a merge patch that does not name the attribute.
  */
-const replaceUserStatement = statement((db) =>
+const derived = <T>(attribute: string, column: string, value: string) =>
+  sql<T>`case when batch.merge and not batch.value ? ${sql.lit(attribute)} then users.${sql.ref(column)} else ${sql.raw(value)} end`;
+const textOf = (attribute: string) =>
+  `case when jsonb_typeof(batch.value -> '${attribute}') = 'string' then batch.value ->> '${attribute}' end`;
+
+/**
+ * A batch of writes of users' attributes with their audit entries, in one statement; each user as
+ * written, with its groups. A merge reads the row it updates (a concurrent write is merged into, not
+ * overwritten); a write given a version applies only to a row still at it. meta.lastModified stays
+ * when a merge changes nothing.
+ */
+const updateUsersStatement = statement((db) =>
   db
+    .with('batch', (w) =>
+      w
+        .selectFrom(
+          batchRows<{ n: number; id: string; merge: boolean }>(
+            `n integer, id uuid, value jsonb, merge boolean, version text, at timestamptz, ${AUDIT_BATCH_COLUMNS}`,
+          ),
+        )
+        .selectAll(),
+    )
     .with('written', (w) =>
       w
         .updateTable('users')
-        .set({ ...USER_COLUMNS, updated_at: param<Date>('now') })
-        .where('org_id', '=', param('org'))
-        .where('id', '=', param('id'))
-        .where('deprovisioned_at', 'is', null)
-        .where(sql<boolean>`xmin = coalesce(${param<string | null>('version')}::xid, xmin)`)
-        .returning([...visible, 'org_id']),
+        .from('batch')
+        .set({
+          data: nextData,
+          user_name: derived<string>('userName', 'user_name', "batch.value ->> 'userName'"),
+          external_id: derived<string | null>('externalId', 'external_id', textOf('externalId')),
+          display_name: derived<string | null>('displayName', 'display_name', textOf('displayName')),
+          active: derived<boolean>(
+            'active',
+            'active',
+            "coalesce(batch.value -> 'active' <> 'false'::jsonb, true)",
+          ),
+          updated_at: sql<Date>`case when batch.merge and ${nextData} = users.data then users.updated_at else batch.at end`,
+        })
+        .where('users.org_id', '=', param('org'))
+        .where(sql<SqlBool>`users.id = batch.id`)
+        .where('users.deprovisioned_at', 'is', null)
+        .where(sql<SqlBool>`(batch.version is null or users.xmin = batch.version::xid)`)
+        .returning([
+          'users.id',
+          'users.data',
+          'users.created_at',
+          'users.updated_at',
+          'users.org_id',
+          'batch.n',
+          'batch.merge',
+        ]),
     )
-    .with('audited', auditWritten())
+    .with('audited', auditBatchWritten('id'))
     .selectFrom('written as users')
-    .select([...visible, groupsOfUser]),
+    // A replace wrote the attributes it was given: they need not travel back.
+    .select([
+      'id',
+      sql<ScimResource | null>`case when merge then data end`.as('data'),
+      'created_at',
+      'updated_at',
+      'n',
+      groupsOfUser,
+    ]),
 );
+
+const updates = new WriteBatches<UserUpdate, StoredUser | undefined>({
+  writeAll: async (db, orgId, writes) => {
+    const batch = writes.map((u, n) => ({
+      n,
+      id: u.id,
+      value: u.value,
+      merge: u.merge,
+      version: u.version ?? null,
+      at: u.at,
+      ...auditValues(u.audit, u.at),
+    }));
+    const { rows } = await updateUsersStatement
+      .run(db, { org: orgId, batch: JSON.stringify(batch) })
+      .catch(rethrowDuplicateKey);
+    const written = new Map(rows.map((row) => [row.n, row]));
+    return writes.map((write, n) => {
+      const row = written.get(n);
+      return row && rowToUser({ ...row, data: row.data ?? write.value });
+    });
+  },
+  apart: (a, b) => a.id === b.id,
+});
 
 /**
  * Writes the user's attributes with the audit entry of the write; undefined when no user has this
@@ -258,54 +287,19 @@ export async function replaceUser(
   version?: string,
 ): Promise<StoredUser | undefined> {
   if (!isUuid(id)) return undefined;
-  const values = { org: orgId, id, now, version: version ?? null, ...userValues(attributes) };
-  const { rows } = await replaceUserStatement
-    .run(db, { ...values, ...auditValues(audit, now) })
-    .catch(rethrowDuplicateKey);
-  return rows[0] && rowToUser(rows[0]);
+  return updates.write(db, orgId, {
+    id: id.toLowerCase(),
+    value: attributes,
+    merge: false,
+    version,
+    at: now,
+    audit,
+  });
 }
 
-/** The merge patch of a PATCH, as jsonb once for every place the statement reads it. */
-const mergePatch = sql<Record<string, unknown>>`${param('patch')}::jsonb`;
-const merged = sql<string>`scim_merge_patch(users.data, patch.p)`;
-/** A column derived from an attribute, as userValues derives it: changed only if the patch names it. */
-const derived = <T>(attribute: string, column: string, value: string) =>
-  sql<T>`case when patch.p ? ${sql.lit(attribute)} then ${sql.raw(value)} else users.${sql.ref(column)} end`;
-
 /**
- * A PATCH whose result does not depend on the stored user (patch.ts mergePatchOf), merged into the
- * row in one statement with its audit entry: no read first, and a concurrent write is merged into,
- * not overwritten (the SET reads the row version it updates). meta.lastModified moves only if the
- * merge changed something.
- */
-const mergeIntoUserStatement = statement((db) =>
-  db
-    .with('patch', (w) => w.selectNoFrom(mergePatch.as('p')))
-    .with('written', (w) =>
-      w
-        .updateTable('users')
-        .from('patch')
-        .set({
-          data: merged,
-          user_name: derived<string>('userName', 'user_name', "patch.p ->> 'userName'"),
-          external_id: derived<string | null>('externalId', 'external_id', "patch.p ->> 'externalId'"),
-          display_name: derived<string | null>('displayName', 'display_name', "patch.p ->> 'displayName'"),
-          active: derived<boolean>('active', 'active', "patch.p -> 'active' <> 'false'::jsonb"),
-          updated_at: sql<Date>`case when ${merged} = users.data then users.updated_at else ${param<Date>('now')} end`,
-        })
-        .where('users.org_id', '=', param('org'))
-        .where('users.id', '=', param('id'))
-        .where('users.deprovisioned_at', 'is', null)
-        .returning(['users.id', 'users.data', 'users.created_at', 'users.updated_at', 'users.org_id']),
-    )
-    .with('audited', auditWritten())
-    .selectFrom('written as users')
-    .select([...visible, groupsOfUser]),
-);
-
-/**
- * Merges a PATCH's merge patch into the user, with the audit entry; undefined when no user has this
- * id. Throws DuplicateKeyError.
+ * Merges a PATCH's merge patch (patch.ts mergePatchOf) into the user, with the audit entry, without
+ * reading it first; undefined when no user has this id. Throws DuplicateKeyError.
  */
 export async function mergeIntoUser(
   db: Kysely<DB>,
@@ -316,29 +310,47 @@ export async function mergeIntoUser(
   audit: AuditEntry,
 ): Promise<StoredUser | undefined> {
   if (!isUuid(id)) return undefined;
-  const values = { org: orgId, id, now, patch: JSON.stringify(patch) };
-  const { rows } = await mergeIntoUserStatement
-    .run(db, { ...values, ...auditValues(audit, now) })
-    .catch(rethrowDuplicateKey);
-  return rows[0] && rowToUser(rows[0]);
+  return updates.write(db, orgId, {
+    id: id.toLowerCase(),
+    value: patch,
+    merge: true,
+    version: undefined,
+    at: now,
+    audit,
+  });
 }
 
+/** A removal of a user: the row deprovisioned, or deleted. */
+interface UserRemoval {
+  readonly id: string;
+  readonly at: Date;
+  readonly audit: AuditEntry;
+}
+
+/** The users a batch of removals names. */
+const removalRows = () =>
+  batchRows<{ n: number; id: string; at: Date }>(
+    `n integer, id uuid, at timestamptz, ${AUDIT_BATCH_COLUMNS}`,
+  );
+
 /**
- * A deprovisioning update (`set`) in one statement with what goes with it: the organization's
- * count of users goes down by one, the user leaves every group (its row stays, so its memberships do
- * not go with it as a deleted row's do), and the audit entry is written.
+ * A deprovisioning update (`set`) of a batch of users in one statement with what goes with it: the
+ * organization's count of users goes down, each user leaves every group (its row stays, so its
+ * memberships do not go with it as a deleted row's do), and the audit entries are written.
  */
 const deprovisioning = (set: UpdateObject<DB, 'users'>) =>
   statement((db) =>
     db
+      .with('batch', (w) => w.selectFrom(removalRows()).selectAll())
       .with('written', (w) =>
         w
           .updateTable('users')
+          .from('batch')
           .set(set)
-          .where('org_id', '=', param('org'))
-          .where('id', '=', param('id'))
-          .where('deprovisioned_at', 'is', null)
-          .returning(['org_id', 'id']),
+          .where('users.org_id', '=', param('org'))
+          .where(sql<SqlBool>`users.id = batch.id`)
+          .where('users.deprovisioned_at', 'is', null)
+          .returning(['users.org_id', 'users.id']),
       )
       .with('counted', countRows('users', -1))
       .with('left', (w) =>
@@ -347,72 +359,80 @@ const deprovisioning = (set: UpdateObject<DB, 'users'>) =>
           .where('org_id', '=', param('org'))
           .where('user_id', 'in', w.selectFrom('written').select('id')),
       )
-      .with('audited', auditWritten())
+      .with('audited', auditBatchWritten('id'))
       .selectFrom('written')
-      .select('org_id'),
+      .select('id'),
   );
 
-const deactivateUser = deprovisioning({
-  deprovisioned_at: param<Date>('now'),
-  updated_at: param<Date>('now'),
-  active: sql<boolean>`false`,
-  data: sql<string>`jsonb_set(data, '{active}', 'false'::jsonb)`,
-});
-const anonymizeUser = deprovisioning({
-  deprovisioned_at: param<Date>('now'),
-  updated_at: param<Date>('now'),
-  active: sql<boolean>`false`,
-  user_name: sql<string>`'deprovisioned-' || id`,
-  external_id: sql<null>`null`,
-  display_name: sql<null>`null`,
-  data: sql<string>`'{"active": false}'::jsonb`,
-});
-
-/**
- * Deprovisions a user without deleting the row, with its audit entry: the SCIM view no longer shows
- * it, its userName is free again, and the product keeps the record. `anonymize` also erases every
- * attribute: the row keeps only its id, its organization and its dates. Either way the user leaves
- * every group.
- */
-export async function deprovisionUser(
-  db: Kysely<DB>,
-  orgId: string,
-  id: string,
-  mode: 'deactivate' | 'anonymize',
-  now: Date,
-  audit: AuditEntry,
-): Promise<boolean> {
-  if (!isUuid(id)) return false;
-  const update = mode === 'anonymize' ? anonymizeUser : deactivateUser;
-  const { rows } = await update.run(db, { org: orgId, id, now, ...auditValues(audit, now) });
-  return rows.length > 0;
-}
-
-/** Deletes the user (its memberships go with the row) with its count and its audit entry. */
-const deleteUserStatement = statement((db) =>
+/** Deletes a batch of users (their memberships go with the rows) with the count and the audit entries. */
+const deleteUsersStatement = statement((db) =>
   db
+    .with('batch', (w) => w.selectFrom(removalRows()).selectAll())
     .with('written', (w) =>
       w
         .deleteFrom('users')
-        .where('org_id', '=', param('org'))
-        .where('id', '=', param('id'))
-        .where('deprovisioned_at', 'is', null)
-        .returning('org_id'),
+        .using('batch')
+        .where('users.org_id', '=', param('org'))
+        .where(sql<SqlBool>`users.id = batch.id`)
+        .where('users.deprovisioned_at', 'is', null)
+        .returning(['users.org_id', 'users.id']),
     )
     .with('counted', countRows('users', -1))
-    .with('audited', auditWritten())
+    .with('audited', auditBatchWritten('id'))
     .selectFrom('written')
-    .select('org_id'),
+    .select('id'),
 );
 
-export async function deleteUser(
+/** Removals in batches by one of these statements: whether each found its user. */
+const removals = (remove: Statement<{ id: string }>) =>
+  new WriteBatches<UserRemoval, boolean>({
+    writeAll: async (db, orgId, users) => {
+      const batch = users.map((u, n) => ({ n, id: u.id, at: u.at, ...auditValues(u.audit, u.at) }));
+      const { rows } = await remove.run(db, { org: orgId, batch: JSON.stringify(batch) });
+      const removed = new Set(rows.map((row) => row.id));
+      return users.map((u) => removed.has(u.id));
+    },
+    apart: (a, b) => a.id === b.id,
+  });
+
+const REMOVALS = {
+  deactivate: removals(
+    deprovisioning({
+      deprovisioned_at: sql<Date>`batch.at`,
+      updated_at: sql<Date>`batch.at`,
+      active: sql<boolean>`false`,
+      data: sql<string>`jsonb_set(users.data, '{active}', 'false'::jsonb)`,
+    }),
+  ),
+  anonymize: removals(
+    deprovisioning({
+      deprovisioned_at: sql<Date>`batch.at`,
+      updated_at: sql<Date>`batch.at`,
+      active: sql<boolean>`false`,
+      user_name: sql<string>`'deprovisioned-' || users.id`,
+      external_id: sql<null>`null`,
+      display_name: sql<null>`null`,
+      data: sql<string>`'{"active": false}'::jsonb`,
+    }),
+  ),
+  delete: removals(deleteUsersStatement),
+};
+
+/**
+ * Removes a user as the organization's deprovisioning mode says, with its audit entry; false when no
+ * user has this id. `deactivate` and `anonymize` keep the row: the SCIM view no longer shows it, its
+ * userName is free again, and the product keeps the record (`anonymize` erases every attribute: the
+ * row keeps only its id, its organization and its dates); `delete` removes it. Either way the user
+ * leaves every group.
+ */
+export async function removeUser(
   db: Kysely<DB>,
   orgId: string,
   id: string,
+  mode: DeprovisioningMode,
   now: Date,
   audit: AuditEntry,
 ): Promise<boolean> {
   if (!isUuid(id)) return false;
-  const { rows } = await deleteUserStatement.run(db, { org: orgId, id, ...auditValues(audit, now) });
-  return rows.length > 0;
+  return REMOVALS[mode].write(db, orgId, { id: id.toLowerCase(), at: now, audit });
 }

@@ -13,7 +13,6 @@ import { applyPatch, mergePatchOf } from './patch.js';
 import { parsePatchRequest } from './patch-request.js';
 import type { Searchable } from './search.service.js';
 import { uniqueOn } from './uniqueness.js';
-import { createUserRow } from './user-creates.js';
 import { listUsers, userStorage } from './user-pages.repository.js';
 import type { StoredUser } from './users.js';
 import * as repo from './users.repository.js';
@@ -134,11 +133,9 @@ export async function createUser(
   const attributes = toStoredAttributes(validateResource(type, 'create', body));
   const id = randomUUID();
   const now = new Date();
-  if (uniqueAttributesOf(type).length > 0)
-    return withUniqueValues(db, orgId, type, attributes, undefined, (db) =>
-      uniqueUserName(repo.insertUser(db, orgId, id, attributes, now, audit?.(id))),
-    );
-  await uniqueUserName(createUserRow(db, orgId, { id, attributes, at: now, audit: audit?.(id) }));
+  await withUniqueValues(db, orgId, type, attributes, undefined, (db) =>
+    uniqueUserName(repo.insertUser(db, orgId, { id, attributes, at: now, audit: audit?.(id) })),
+  );
   // A user this statement has just created belongs to no group yet.
   return { id, attributes, created: now, lastModified: now, groups: [] };
 }
@@ -245,12 +242,7 @@ export async function deleteUser(
   id: string,
   audit: AuditEntry,
 ): Promise<void> {
-  const now = new Date();
-  const done =
-    org.deprovisioning === 'delete'
-      ? await repo.deleteUser(db, org.id, id, now, audit)
-      : await repo.deprovisionUser(db, org.id, id, org.deprovisioning, now, audit);
-  if (!done) throw userNotFound(id);
+  if (!(await repo.removeUser(db, org.id, id, org.deprovisioning, new Date(), audit))) throw userNotFound(id);
 }
 
 /** `withGroups`: the page carries each user's groups; only for a token that may read them. */

@@ -1,0 +1,126 @@
+// Concurrent writes of one kind to one organization share a statement. While a statement of theirs
+// is in flight, the writes that arrive wait for it, then go together: one round trip and one commit
+// for many, where the round trip and the commit cost a write more than its rows do. At rest a write
+// goes at once. Each write keeps its own outcome: a batch refused for one write's sake (a unique
+// value, a deadlock) is written again one write at a time.
+import { type Kysely, sql } from 'kysely';
+import { databaseFailure } from './failures.js';
+import { param } from './statement.js';
+import type { DB } from './tables.js';
+
+/** Writes one statement carries at most. */
+const MAX_BATCH = 100;
+
+export interface WriteBatchesOptions<Item, Result> {
+  /** Writes items of one organization in one statement, all or none: a result per item, in order. */
+  readonly writeAll: (db: Kysely<DB>, orgId: string, items: readonly Item[]) => Promise<readonly Result[]>;
+  /**
+   * Whether two writes must go in separate statements (they write the same rows): the later waits
+   * for a statement after the earlier's, so writes of one resource keep their order.
+   */
+  readonly apart?: (a: Item, b: Item) => boolean;
+}
+
+interface Pending<Item, Result> {
+  readonly item: Item;
+  readonly done: (result: Result) => void;
+  readonly failed: (error: unknown) => void;
+}
+
+interface Queue<Item, Result> {
+  pending: Pending<Item, Result>[];
+  writing: boolean;
+}
+
+/** A failure no write causes alone, which writing them one at a time would only repeat. */
+function failsEveryWrite(error: unknown): boolean {
+  const kind = databaseFailure(error)?.kind;
+  return kind === 'unavailable' || kind === 'timeout' || kind === 'busy';
+}
+
+export class WriteBatches<Item, Result> {
+  /** The queues of each database view (an organization's share of the pool), by organization. */
+  readonly #queues = new WeakMap<Kysely<DB>, Map<string, Queue<Item, Result>>>();
+
+  constructor(private readonly options: WriteBatchesOptions<Item, Result>) {}
+
+  /** Writes `item`; resolves with its result once its statement has committed. */
+  async write(db: Kysely<DB>, orgId: string, item: Item): Promise<Result> {
+    // A transaction's statements are its own: no other write may join them.
+    if (db.isTransaction) return (await this.options.writeAll(db, orgId, [item]))[0]!;
+    let byOrg = this.#queues.get(db);
+    if (!byOrg) {
+      byOrg = new Map();
+      this.#queues.set(db, byOrg);
+    }
+    let queue = byOrg.get(orgId);
+    if (!queue) {
+      queue = { pending: [], writing: false };
+      byOrg.set(orgId, queue);
+    }
+    const { pending } = queue;
+    const written = new Promise<Result>((done, failed) => pending.push({ item, done, failed }));
+    if (!queue.writing) void this.#drain(db, orgId, queue, byOrg);
+    return written;
+  }
+
+  async #drain(
+    db: Kysely<DB>,
+    orgId: string,
+    queue: Queue<Item, Result>,
+    byOrg: Map<string, Queue<Item, Result>>,
+  ) {
+    queue.writing = true;
+    try {
+      while (queue.pending.length > 0) await this.#write(db, orgId, this.#take(queue));
+    } finally {
+      queue.writing = false;
+      byOrg.delete(orgId);
+    }
+  }
+
+  /** The next batch: the oldest writes, less those that must wait for one before them. */
+  #take(queue: Queue<Item, Result>): Pending<Item, Result>[] {
+    const { apart } = this.options;
+    if (!apart) return queue.pending.splice(0, MAX_BATCH);
+    const taken: Pending<Item, Result>[] = [];
+    const left: Pending<Item, Result>[] = [];
+    for (const p of queue.pending) {
+      // A write apart from one left behind waits too: it must not overtake it.
+      const blocked =
+        taken.length === MAX_BATCH ||
+        taken.some((q) => apart(q.item, p.item)) ||
+        left.some((q) => apart(q.item, p.item));
+      (blocked ? left : taken).push(p);
+    }
+    queue.pending = left;
+    return taken;
+  }
+
+  async #write(db: Kysely<DB>, orgId: string, batch: readonly Pending<Item, Result>[]): Promise<void> {
+    try {
+      const results = await this.options.writeAll(
+        db,
+        orgId,
+        batch.map((p) => p.item),
+      );
+      for (const [n, p] of batch.entries()) p.done(results[n]!);
+    } catch (error) {
+      if (batch.length > 1 && !failsEveryWrite(error)) {
+        for (const p of batch) await this.#write(db, orgId, [p]);
+      } else {
+        for (const p of batch) p.failed(error);
+      }
+    }
+  }
+}
+
+/**
+ * A batch's writes as the rows of a statement (`from batchRows(…)`), named `batch`: the parameter
+ * `batch` is a JSON array with an object per write, read as records of these `columns` (`name type,
+ * …`). Postgres does not foresee the rows of JSON from its value, so one generic plan serves batches
+ * of every size.
+ */
+export function batchRows<Row>(columns: string) {
+  return sql<Row>`jsonb_to_recordset(${param('batch')}::jsonb)`.as(sql.raw(`batch(${columns})`));
+}

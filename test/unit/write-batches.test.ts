@@ -1,0 +1,111 @@
+// WriteBatches: which writes share a statement, in what order, and what each is answered when a
+// statement fails. The statements here are functions that record what they were given.
+import type { Kysely } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import type { DB } from '../../src/db/tables.js';
+import { WriteBatches } from '../../src/db/write-batches.js';
+
+interface Write {
+  readonly key: string;
+  readonly n: number;
+}
+
+/** A database view as WriteBatches sees one: a key for its queues, outside any transaction. */
+const view = () => ({ isTransaction: false }) as Kysely<DB>;
+
+/** Batches whose statements take `ms` each and fail as `fail` says; every statement's writes kept. */
+function recorder(options: { ms?: number; fail?: (writes: readonly Write[]) => unknown } = {}) {
+  const statements: number[][] = [];
+  const batches = new WriteBatches<Write, string>({
+    writeAll: async (_db, orgId, writes) => {
+      statements.push(writes.map((w) => w.n));
+      await new Promise((r) => setTimeout(r, options.ms ?? 5));
+      const failure = options.fail?.(writes);
+      if (failure) throw failure;
+      return writes.map((w) => `${orgId}:${w.n}`);
+    },
+    apart: (a, b) => a.key === b.key,
+  });
+  return { batches, statements };
+}
+
+describe('WriteBatches', () => {
+  it('writes at once at rest, then together what arrived meanwhile', async () => {
+    const { batches, statements } = recorder();
+    const db = view();
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, n) => batches.write(db, 'org', { key: `k${n}`, n })),
+    );
+    expect(results).toEqual(['org:0', 'org:1', 'org:2', 'org:3', 'org:4', 'org:5']);
+    expect(statements).toEqual([[0], [1, 2, 3, 4, 5]]);
+  });
+
+  it('keeps organizations and database views apart', async () => {
+    const { batches, statements } = recorder();
+    const [a, b] = [view(), view()];
+    await Promise.all([
+      batches.write(a, 'org-1', { key: 'x', n: 1 }),
+      batches.write(a, 'org-2', { key: 'x', n: 2 }),
+      batches.write(b, 'org-1', { key: 'x', n: 3 }),
+    ]);
+    expect(statements.sort()).toEqual([[1], [2], [3]]);
+  });
+
+  it('never puts two writes of one key in a statement, nor lets a later write overtake an earlier one', async () => {
+    const { batches, statements } = recorder();
+    const db = view();
+    const keys = ['a', 'a', 'b', 'a', 'c', 'b', 'd'];
+    await Promise.all(keys.map((key, n) => batches.write(db, 'org', { key, n })));
+    // 0 alone (at rest); then 1 (a), 2 (b), 4 (c), 6 (d); 3 waits for 1, and 5 for 2.
+    expect(statements).toEqual([[0], [1, 2, 4, 6], [3, 5]]);
+  });
+
+  it('writes each write of a refused batch alone, so that only the one at fault fails', async () => {
+    const duplicate = Object.assign(new Error('duplicate key'), { code: '23505' });
+    const { batches, statements } = recorder({
+      fail: (writes) => (writes.some((w) => w.n === 3) ? duplicate : undefined),
+    });
+    const db = view();
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 5 }, (_, n) => batches.write(db, 'org', { key: `k${n}`, n })),
+    );
+    expect(outcomes.map((o) => o.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+    ]);
+    expect((outcomes[3] as PromiseRejectedResult).reason).toBe(duplicate);
+    expect(statements).toEqual([[0], [1, 2, 3, 4], [1], [2], [3], [4]]);
+  });
+
+  it('fails every write of a batch at once when the database is unavailable', async () => {
+    const lost = Object.assign(new Error('Connection terminated unexpectedly'), {});
+    const { batches, statements } = recorder({ fail: () => lost });
+    const db = view();
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 4 }, (_, n) => batches.write(db, 'org', { key: `k${n}`, n })),
+    );
+    expect(outcomes.every((o) => o.status === 'rejected' && o.reason === lost)).toBe(true);
+    expect(statements).toEqual([[0], [1, 2, 3]]);
+  });
+
+  it('writes inside a transaction at once, alone', async () => {
+    const { batches, statements } = recorder();
+    const trx = { isTransaction: true } as Kysely<DB>;
+    const results = await Promise.all([
+      batches.write(trx, 'org', { key: 'a', n: 0 }),
+      batches.write(trx, 'org', { key: 'b', n: 1 }),
+    ]);
+    expect(results).toEqual(['org:0', 'org:1']);
+    expect(statements).toEqual([[0], [1]]);
+  });
+
+  it('carries at most 100 writes a statement', async () => {
+    const { batches, statements } = recorder();
+    const db = view();
+    await Promise.all(Array.from({ length: 251 }, (_, n) => batches.write(db, 'org', { key: `k${n}`, n })));
+    expect(statements.map((s) => s.length)).toEqual([1, 100, 100, 50]);
+  });
+});
