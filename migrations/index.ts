@@ -14,6 +14,7 @@ import * as orgSchemas from './2026-11-29T00-00_org-schemas.js';
 import * as changesDerivedWhenNumbered from './2026-11-30T00-00_changes-derived-when-numbered.js';
 import * as syncActivity from './2026-12-01T00-00_sync-activity.js';
 import * as console from './2026-12-02T00-00_console.js';
+import * as usersHotUpdates from './2026-12-03T00-00_users-hot-updates.js';
 
 // Every migration, by name; Kysely runs them in name order. Add new files here.
 export const migrations: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-30T00-00_changes-derived-when-numbered': changesDerivedWhenNumbered,
   '2026-12-01T00-00_sync-activity': syncActivity,
   '2026-12-02T00-00_console': console,
+  '2026-12-03T00-00_users-hot-updates': usersHotUpdates,
 };

@@ -65,12 +65,11 @@ export function operandSql(operand: Operand, storage: StorageMapping): Sql {
 }
 
 /**
- * Whether a user's lower-cased values of organizations' own extensions (users_extension_values)
- * contain `contained`. The index holds only users with such values, so the query names that
- * condition too, for the planner to use it.
+ * Whether a user's lower-cased values of organizations' own extensions (`values`, the column
+ * users_extension_values indexes) contain `contained`. The index holds only users with such values,
+ * so the query names that condition too, for the planner to use it.
  */
-export function extensionValuesHold(data: Sql, contained: Sql): RawBuilder<SqlBool> {
-  const values = sql`scim_extension_values(${data})`;
+export function extensionValuesHold(values: Sql, contained: Sql): RawBuilder<SqlBool> {
   // The probe is a subquery, unknown when the statement is planned: a plan made for one value is no
   // better than one for any, so Postgres keeps a generic plan instead of planning every lookup anew
   // (which cost it more than the lookup).
@@ -110,7 +109,7 @@ export function compileCondition(condition: Condition, storage: StorageMapping):
         ? sql`jsonb_build_object(${sql.lit(operand.sub.toLowerCase())}, ${value})`
         : value;
       return extensionValuesHold(
-        dataColumn(storage),
+        sql.ref(`${storage.table}.${storage.extensionValues!.column}`),
         sql`jsonb_build_object(${sql.lit(operand.extension!.toLowerCase())}, jsonb_build_object(${sql.lit(
           operand.attribute.toLowerCase(),
         )}, ${held}))`,
@@ -125,7 +124,8 @@ export function compileCondition(condition: Condition, storage: StorageMapping):
       const exists = sql<SqlBool>`exists (select 1 from jsonb_array_elements(coalesce(${array}, '[]'::jsonb)) as e(v) where ${compileCondition(condition.condition, storage)})`;
       if (condition.probe === undefined) return exists;
       const probe = param(filterParameter(condition.probe));
-      return sql<SqlBool>`(scim_lower_values(${array}) @> jsonb_build_array(lower(${probe})) and ${exists})`;
+      const values = sql.ref(`${storage.table}.${storage.indexedValues.get(condition.attribute)!}`);
+      return sql<SqlBool>`(${values} @> jsonb_build_array(lower(${probe})) and ${exists})`;
     }
   }
 }

@@ -192,8 +192,8 @@ class Planner {
   constructor(private readonly storage: StorageMapping) {}
 
   private indexesExtension(extension: string | undefined): boolean {
-    const unindexed = this.storage.unindexedExtensions;
-    return extension !== undefined && unindexed !== undefined && !unindexed.has(extension);
+    const indexed = this.storage.extensionValues;
+    return extension !== undefined && indexed !== undefined && !indexed.unindexed.has(extension);
   }
 
   private bind(value: unknown): number {
@@ -270,7 +270,7 @@ class Planner {
       ...(target.extension ? { extension: target.schema } : {}),
       attribute: name,
       condition,
-      // The GIN index on scim_lower_values(data->'emails') finds candidates; the element test keeps
+      // The GIN index of the attribute's lower-cased values finds candidates; the element test keeps
       // the correlation.
       ...(equality !== undefined ? { probe: this.bind(equality) } : {}),
     };

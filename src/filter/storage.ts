@@ -39,15 +39,17 @@ export interface StorageMapping {
   /** Multi-valued attributes stored as rows, keyed by attribute name. */
   readonly relations: Readonly<Record<string, RelationSpec>>;
   /**
-   * Multi-valued attributes with a GIN index on scim_lower_values(data->'<name>') (lower-cased `value`s);
-   * an `eq` on their `value` adds a containment test the index can answer.
+   * Multi-valued attributes whose lower-cased `value`s a GIN-indexed column holds (generated as
+   * scim_lower_values(data->'<name>')), with that column: an `eq` on their `value` adds a containment
+   * test the index can answer.
    */
-  readonly indexedValues: ReadonlySet<string>;
+  readonly indexedValues: ReadonlyMap<string, string>;
   /**
-   * Extensions other than these have their values in a GIN index on scim_extension_values(data) (an
-   * organization's own schemas); undefined: no such index. An `eq` on one of their strings probes it.
+   * The GIN-indexed column holding the lower-cased values of the extensions other than `unindexed`
+   * (an organization's own schemas; generated as scim_extension_values(data)); undefined: no such
+   * column. An `eq` on one of their strings probes it.
    */
-  readonly unindexedExtensions?: ReadonlySet<string>;
+  readonly extensionValues?: { readonly column: string; readonly unindexed: ReadonlySet<string> };
 }
 
 export function isConstant(spec: ColumnSpec | ConstantSpec | ComputedSpec): spec is ConstantSpec {

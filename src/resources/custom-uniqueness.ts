@@ -70,5 +70,5 @@ export async function claimUniqueValues(
 /** Visible users that may hold the value: the index of extension values finds them. */
 function usersHolding(schema: string, attribute: AttributeDef, value: unknown) {
   const probe = JSON.stringify({ [schema]: { [attribute.name]: value } });
-  return sql`r.deprovisioned_at is null and ${extensionValuesHold(sql.ref('r.data'), sql`lower(${probe})::jsonb`)}`;
+  return sql`r.deprovisioned_at is null and ${extensionValuesHold(sql.ref('r.extension_values'), sql`lower(${probe})::jsonb`)}`;
 }

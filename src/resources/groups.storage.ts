@@ -33,5 +33,5 @@ export const groupStorage: StorageMapping = {
       },
     },
   },
-  indexedValues: new Set(),
+  indexedValues: new Map(),
 };

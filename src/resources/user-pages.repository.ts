@@ -72,8 +72,8 @@ export const userStorage: StorageMapping = {
       },
     },
   },
-  indexedValues: new Set(['emails']),
-  unindexedExtensions: new Set([ENTERPRISE_USER_SCHEMA_URN]),
+  indexedValues: new Map([['emails', 'email_values']]),
+  extensionValues: { column: 'extension_values', unindexed: new Set([ENTERPRISE_USER_SCHEMA_URN]) },
 };
 
 /** The organization's users (its id in the parameter `org`) that match the filter. */

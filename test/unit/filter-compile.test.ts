@@ -85,7 +85,7 @@ describe('compileCondition (users)', () => {
   it('keeps a value path to one element, and probes the GIN index for an emails value', () => {
     const out = compile('emails[type eq "work"].value eq "Ana@X"');
     expect(out.sql).toBe(
-      `(scim_lower_values(("users"."data"->'emails')) @> jsonb_build_array(lower($1)) and exists (select 1 from jsonb_array_elements(coalesce(("users"."data"->'emails'), '[]'::jsonb)) as e(v) where (lower((e.v->>'type')) = lower($2) and lower((e.v->>'value')) = lower($3))))`,
+      `("users"."email_values" @> jsonb_build_array(lower($1)) and exists (select 1 from jsonb_array_elements(coalesce(("users"."data"->'emails'), '[]'::jsonb)) as e(v) where (lower((e.v->>'type')) = lower($2) and lower((e.v->>'value')) = lower($3))))`,
     );
     expect(out.parameters).toEqual(['Ana@X', 'work', 'Ana@X']);
   });
