@@ -1,7 +1,7 @@
-// Webhook figures: deliveries a second to a loopback receiver that answers at once and to one that
-// takes 50 ms, the time from a change's commit to its arrival, and what an endpoint costs POST /Users.
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+// Webhook figures: deliveries a second to a loopback receiver (a process of its own) that answers at
+// once and to one that takes 50 ms, the time from a change's commit to its arrival, and what an
+// endpoint costs POST /Users.
+import { fork } from 'node:child_process';
 import { load, type Row, type Server, type Setup, warmUp } from './measure.js';
 import type { Seeded } from './seed.js';
 
@@ -10,28 +10,32 @@ interface Arrival {
   readonly occurredAt: number;
 }
 
-/** A receiver on loopback answering 200 after `delayMs`, keeping when each delivery arrived. */
+/**
+ * A receiver on loopback in a process of its own (bench/webhook-receiver.ts) answering 200 after
+ * `delayMs`; when each delivery arrived comes back within 50 ms.
+ */
 async function receiver() {
   const arrivals: Arrival[] = [];
-  let delayMs = 0;
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const at = Date.now();
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { timestamp: string };
-      arrivals.push({ at, occurredAt: Date.parse(body.timestamp) });
-      setTimeout(() => res.writeHead(200).end(), delayMs);
-    });
+  const child = fork('bench/webhook-receiver.ts', [], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+  child.on('message', (message: { arrivals?: [number, number][] }) => {
+    for (const [at, occurredAt] of message.arrivals ?? []) arrivals.push({ at, occurredAt });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = await new Promise<number>((resolve) =>
+    child.on('message', (message: { port?: number }) => {
+      if (message.port) resolve(message.port);
+    }),
+  );
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+    url: `http://127.0.0.1:${port}/hooks`,
     arrivals,
     setDelay: (ms: number) => {
-      delayMs = ms;
+      child.send({ delayMs: ms });
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill();
+      }),
   };
 }
 

@@ -36,7 +36,9 @@ it('writes a new title, a deactivation or a whole profile as it was heap-only, a
     actor: 'test',
     action,
     resourceType: 'User',
+    resourceId: id,
     status: 200,
+    requestId: `hot-${action}`,
   });
   await harness.database.db.transaction().execute(async (trx) => {
     const { schemas: _, ...attributes } = profile;
