@@ -4,8 +4,8 @@
 //
 // BENCH_USERS (100000), BENCH_DURATION seconds per scenario (8), BENCH_CONNECTIONS (10), BENCH_ROUNDS (5).
 // Every ratio with a target between scimd's own scenarios (the writes against POST, POST against the
-// lookup) and against the bare baselines is measured in rounds: in each, the baselines and then
-// scimd's lookup and writes, each after its own warm-up, the writes in an order that turns with the
+// lookup) and against the bare baselines is measured in rounds: in each, the baselines, scimd's
+// lookups, then its writes, each after its own warm-up, the writes in an order that turns with the
 // round; then the round's writes are undone. A ratio is the median of the rounds' ratios. Reads of
 // pages and groups run once, after the rounds, on the seeded data.
 // BENCH_ONLY=<regex> runs only the scenarios whose names match (the ratios needing others print n/a);
@@ -150,17 +150,17 @@ async function main(): Promise<void> {
 }
 
 /**
- * The scenarios with targets against each other, ROUNDS times: the baselines, then scimd's lookup
- * and writes, each server alone on the machine (PGlite serves one process), so that a slow stretch of
- * a shared machine weighs on one round, not on one side of a ratio. Each round starts from the
- * seeded data.
+ * The scenarios with targets against each other, ROUNDS times: the baselines, then scimd's lookups,
+ * then its writes, each server alone on the machine (PGlite serves one process), so that a slow
+ * stretch of a shared machine weighs on one round, not on one side of a ratio. Each round starts from
+ * the seeded data.
  */
 async function runRounds(seeded: Seeded, env: Record<string, string>, place: Place): Promise<Row[][]> {
   const rounds: Row[][] = [];
   const seededBase = `/scim/v2/${seeded.orgId}`;
   const writesBase = `/scim/v2/${seeded.scratch.orgId}`;
   for (let round = 0; round < ROUNDS; round++) {
-    console.log(`round ${round + 1} of ${ROUNDS}: baselines, then scimd's lookup and writes`);
+    console.log(`round ${round + 1} of ${ROUNDS}: baselines, then scimd's lookups, then its writes`);
     const rows: Row[] = [];
     for (const baseline of BASELINES.filter((b) => wanted(b.name))) {
       const server = await start(['--import', 'tsx', 'bench/baseline-server.ts'], {
@@ -180,7 +180,7 @@ async function runRounds(seeded: Seeded, env: Record<string, string>, place: Pla
     }
     const scenarios = new Map(roundScenarios(seeded, USERS).map((s) => [s.name, s]));
     const turn = round % ROUND_WRITES.length;
-    const order = [LOOKUP, ...ROUND_WRITES.slice(turn), ...ROUND_WRITES.slice(0, turn)].filter(wanted);
+    const writes = [...ROUND_WRITES.slice(turn), ...ROUND_WRITES.slice(0, turn)].filter(wanted);
     const run = async (names: string[], suffix = '', extraEnv: Record<string, string> = {}) => {
       if (names.length === 0) return;
       const server = await start([SCIMD], { ...env, ...extraEnv });
@@ -208,17 +208,21 @@ async function runRounds(seeded: Seeded, env: Record<string, string>, place: Pla
         await withDatabase(place, (db) => setFeedTriggers(db, true));
       }
     };
-    // The lookup without sync activity recorded, in a process of its own, before or after the others.
+    // The lookup without sync activity recorded, in a process of its own.
     const activityOff = () =>
       run(
         [LOOKUP].filter((name) => wanted(name + ACTIVITY_OFF)),
         ACTIVITY_OFF,
         { SYNC_ACTIVITY: 'false' },
       );
+    // The lookups first, right after the baselines and before any write of the round (writes leave
+    // work behind them that slows what follows): with sync activity recorded and without, in an
+    // order that turns with the round. Then the writes, with the same writes with the feed's triggers
+    // off before them in one round and after them in the next.
+    const lookups = [() => run([LOOKUP].filter(wanted)), activityOff];
+    for (const measure of round % 2 === 0 ? lookups : lookups.reverse()) await measure();
     if (round % 2 === 0) await feedOff();
-    if (round % 2 === 1) await activityOff();
-    await run(order);
-    if (round % 2 === 0) await activityOff();
+    await run(writes);
     if (round % 2 === 1) await feedOff();
     await withDatabase(place, (db) => resetRound(db, seeded));
     rounds.push(rows);

@@ -124,3 +124,12 @@ export class WriteBatches<Item, Result> {
 export function batchRows<Row>(columns: string) {
   return sql<Row>`jsonb_to_recordset(${param('batch')}::jsonb)`.as(sql.raw(`batch(${columns})`));
 }
+
+/**
+ * A batch's rows in the order of `key`, the order its statement then locks the rows it writes in:
+ * two batches (of two kinds, or of two processes) that write the same rows take them in the same
+ * order, and never wait on each other in a circle.
+ */
+export function inLockOrder<T extends { readonly id: string }>(rows: T[]): T[] {
+  return rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}

@@ -9,7 +9,7 @@ import { rethrowDuplicateKey } from '../db/constraints.js';
 import { isUuid } from '../db/ids.js';
 import { param, type Statement, statement } from '../db/statement.js';
 import type { DB, DeprovisioningMode, UsersTable } from '../db/tables.js';
-import { batchRows, WriteBatches } from '../db/write-batches.js';
+import { batchRows, inLockOrder, WriteBatches } from '../db/write-batches.js';
 import { countRows } from './counts.repository.js';
 import type { StoredUser, UserGroup } from './users.js';
 import type { ScimResource } from './validate.js';
@@ -252,15 +252,17 @@ const updateUsersStatement = statement((db) =>
 
 const updates = new WriteBatches<UserUpdate, StoredUser | undefined>({
   writeAll: async (db, orgId, writes) => {
-    const batch = writes.map((u, n) => ({
-      n,
-      id: u.id,
-      value: u.value,
-      merge: u.merge,
-      version: u.version ?? null,
-      at: u.at,
-      ...auditValues(u.audit, u.at),
-    }));
+    const batch = inLockOrder(
+      writes.map((u, n) => ({
+        n,
+        id: u.id,
+        value: u.value,
+        merge: u.merge,
+        version: u.version ?? null,
+        at: u.at,
+        ...auditValues(u.audit, u.at),
+      })),
+    );
     const { rows } = await updateUsersStatement
       .run(db, { org: orgId, batch: JSON.stringify(batch) })
       .catch(rethrowDuplicateKey);
@@ -387,7 +389,9 @@ const deleteUsersStatement = statement((db) =>
 const removals = (remove: Statement<{ id: string }>) =>
   new WriteBatches<UserRemoval, boolean>({
     writeAll: async (db, orgId, users) => {
-      const batch = users.map((u, n) => ({ n, id: u.id, at: u.at, ...auditValues(u.audit, u.at) }));
+      const batch = inLockOrder(
+        users.map((u, n) => ({ n, id: u.id, at: u.at, ...auditValues(u.audit, u.at) })),
+      );
       const { rows } = await remove.run(db, { org: orgId, batch: JSON.stringify(batch) });
       const removed = new Set(rows.map((row) => row.id));
       return users.map((u) => removed.has(u.id));
