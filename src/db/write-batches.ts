@@ -2,14 +2,17 @@
 // is in flight, the writes that arrive wait for it, then go together: one round trip and one commit
 // for many, where the round trip and the commit cost a write more than its rows do. At rest a write
 // goes at once. Each write keeps its own outcome: a batch refused for one write's sake (a unique
-// value, a deadlock) is written again one write at a time.
+// value, a deadlock) or too big for the time limit is written again in halves, down to single writes.
 import { type Kysely, sql } from 'kysely';
+import { poolOf } from './database.js';
 import { databaseFailure } from './failures.js';
 import { param } from './statement.js';
 import type { DB } from './tables.js';
 
 /** Writes one statement carries at most. */
 const MAX_BATCH = 100;
+/** The weight one statement carries at most (a write heavier than this goes alone). */
+const MAX_WEIGHT = 10_000;
 
 export interface WriteBatchesOptions<Item, Result> {
   /** Writes items of one organization in one statement, all or none: a result per item, in order. */
@@ -19,6 +22,8 @@ export interface WriteBatchesOptions<Item, Result> {
    * for a statement after the earlier's, so writes of one resource keep their order.
    */
   readonly apart?: (a: Item, b: Item) => boolean;
+  /** The rows a write writes, when that can be many (a group's members): 1 unless given. */
+  readonly weight?: (item: Item) => number;
 }
 
 interface Pending<Item, Result> {
@@ -32,15 +37,21 @@ interface Queue<Item, Result> {
   writing: boolean;
 }
 
-/** A failure no write causes alone, which writing them one at a time would only repeat. */
+/**
+ * A failure no write causes alone, which writing them apart would only repeat. Not a time limit: a
+ * batch may run past it where its halves would not.
+ */
 function failsEveryWrite(error: unknown): boolean {
   const kind = databaseFailure(error)?.kind;
-  return kind === 'unavailable' || kind === 'timeout' || kind === 'busy';
+  return kind === 'unavailable' || kind === 'busy';
 }
 
 export class WriteBatches<Item, Result> {
-  /** The queues of each database view (an organization's share of the pool), by organization. */
-  readonly #queues = new WeakMap<Kysely<DB>, Map<string, Queue<Item, Result>>>();
+  /**
+   * The queues of each pool, by organization: one per organization whichever of its views a write
+   * came through (a view may be rebuilt while its writes are queued).
+   */
+  readonly #queues = new WeakMap<object, Map<string, Queue<Item, Result>>>();
 
   constructor(private readonly options: WriteBatchesOptions<Item, Result>) {}
 
@@ -48,10 +59,11 @@ export class WriteBatches<Item, Result> {
   async write(db: Kysely<DB>, orgId: string, item: Item): Promise<Result> {
     // A transaction's statements are its own: no other write may join them.
     if (db.isTransaction) return (await this.options.writeAll(db, orgId, [item]))[0]!;
-    let byOrg = this.#queues.get(db);
+    const pool = poolOf(db);
+    let byOrg = this.#queues.get(pool);
     if (!byOrg) {
       byOrg = new Map();
-      this.#queues.set(db, byOrg);
+      this.#queues.set(pool, byOrg);
     }
     let queue = byOrg.get(orgId);
     if (!queue) {
@@ -79,25 +91,40 @@ export class WriteBatches<Item, Result> {
     }
   }
 
-  /** The next batch: the oldest writes, less those that must wait for one before them. */
+  /**
+   * The next batch: the oldest writes up to the statement's size and weight, less those that must
+   * wait for one before them.
+   */
   #take(queue: Queue<Item, Result>): Pending<Item, Result>[] {
-    const { apart } = this.options;
-    if (!apart) return queue.pending.splice(0, MAX_BATCH);
+    const { apart, weight } = this.options;
     const taken: Pending<Item, Result>[] = [];
     const left: Pending<Item, Result>[] = [];
+    let load = 0;
+    let full = false;
     for (const p of queue.pending) {
+      const w = weight?.(p.item) ?? 1;
+      full ||= taken.length === MAX_BATCH || (taken.length > 0 && load + w > MAX_WEIGHT);
       // A write apart from one left behind waits too: it must not overtake it.
       const blocked =
-        taken.length === MAX_BATCH ||
-        taken.some((q) => apart(q.item, p.item)) ||
-        left.some((q) => apart(q.item, p.item));
-      (blocked ? left : taken).push(p);
+        full ||
+        (apart !== undefined &&
+          (taken.some((q) => apart(q.item, p.item)) || left.some((q) => apart(q.item, p.item))));
+      if (blocked) {
+        left.push(p);
+      } else {
+        taken.push(p);
+        load += w;
+      }
     }
     queue.pending = left;
     return taken;
   }
 
-  async #write(db: Kysely<DB>, orgId: string, batch: readonly Pending<Item, Result>[]): Promise<void> {
+  /**
+   * Writes `batch`, in halves (first, then second) when it is refused, until the write at fault fails
+   * alone. Returns the failure that fails every write, if one did: then nothing more is tried.
+   */
+  async #write(db: Kysely<DB>, orgId: string, batch: readonly Pending<Item, Result>[]): Promise<unknown> {
     try {
       const results = await this.options.writeAll(
         db,
@@ -105,12 +132,17 @@ export class WriteBatches<Item, Result> {
         batch.map((p) => p.item),
       );
       for (const [n, p] of batch.entries()) p.done(results[n]!);
+      return undefined;
     } catch (error) {
-      if (batch.length > 1 && !failsEveryWrite(error)) {
-        for (const p of batch) await this.#write(db, orgId, [p]);
-      } else {
+      if (batch.length === 1 || failsEveryWrite(error)) {
         for (const p of batch) p.failed(error);
+        return failsEveryWrite(error) ? error : undefined;
       }
+      const half = Math.ceil(batch.length / 2);
+      const lost = await this.#write(db, orgId, batch.slice(0, half));
+      if (lost === undefined) return this.#write(db, orgId, batch.slice(half));
+      for (const p of batch.slice(half)) p.failed(lost);
+      return lost;
     }
   }
 }

@@ -314,6 +314,7 @@ const memberChanges = (removeAll: boolean) => {
       return writes.map((_, n) => outcomes.get(n) ?? 'missing');
     },
     apart: sameMembers,
+    weight: (c) => 1 + c.adds.length + c.removes.length,
   });
 };
 /** One statement for replaces of the member set, one for changes to some members. */

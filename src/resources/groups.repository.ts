@@ -108,6 +108,7 @@ const creates = new WriteBatches<NewGroup, StoredGroup | undefined>({
     const written = new Map(rows.map((row) => [row.id, rowToGroup(row)]));
     return groups.map((g) => written.get(g.id));
   },
+  weight: (g) => 1 + g.members.length,
 });
 
 /**

@@ -1,8 +1,10 @@
 // Concurrent writes of one organization share statements (src/db/write-batches.ts): each still gets
 // its own answer, its own audit entry and its place in the count; a value taken twice in one batch is
 // written once and refused once; two writes of one resource keep their order.
+import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { expect, it } from 'vitest';
+import { mergeIntoUser } from '../../src/resources/users.repository.js';
 import { type Harness, type Tenant, useHarness } from '../helpers/harness.js';
 import { GROUP, type Json, patchOp, USER } from '../helpers/scim.js';
 
@@ -215,4 +217,44 @@ it('applies many concurrent member changes of one group, each with its own answe
   const patches = await entriesOf(t, 'group.patch');
   expect(patches.filter((e) => e.status === 204)).toHaveLength(28);
   expect(patches.filter((e) => e.status === 400)).toHaveLength(1);
+});
+
+it('keeps one user’s writes in order when the organization’s view of the pool is rebuilt while they wait', async () => {
+  const t = await harness.tenant();
+  const id = (await t.post('/Users', { schemas: [USER], userName: 'rebuilt@corp.example' }).expect(201)).body
+    .id;
+  const db = harness.database.db;
+  // The first write takes a while, so the second waits in the organization's queue meanwhile.
+  await sql`create function slow_first() returns trigger language plpgsql as $$
+    begin perform pg_sleep(0.3); return new; end $$`.execute(db);
+  await sql`create trigger slow_first before update on users for each row
+    when (new.data->>'title' = 'first') execute function slow_first()`.execute(db);
+  try {
+    const audit = (requestId: string) => ({
+      orgId: t.orgId,
+      actor: 'test',
+      action: 'user.patch',
+      resourceType: 'User',
+      resourceId: id,
+      status: 200,
+      requestId,
+    });
+    const write = (view: typeof db, title: string) =>
+      mergeIntoUser(view, t.orgId, id, { title }, new Date(), audit(title)).then(() => applied.push(title));
+    const applied: string[] = [];
+    const old = harness.database.forOrg(t.orgId);
+    const first = write(old, 'first');
+    const second = write(old, 'second');
+    // Requests naming many other organizations push this one's view out of the cache of views.
+    for (let i = 0; i < 10_000; i++) harness.database.forOrg(randomUUID());
+    const rebuilt = harness.database.forOrg(t.orgId);
+    expect(rebuilt).not.toBe(old);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await Promise.all([first, second, write(rebuilt, 'third')]);
+    expect(applied).toEqual(['first', 'second', 'third']);
+    expect((await t.get(`/Users/${id}`).expect(200)).body.title).toBe('third');
+  } finally {
+    await sql`drop trigger slow_first on users`.execute(db);
+    await sql`drop function slow_first()`.execute(db);
+  }
 });

@@ -14,9 +14,16 @@ interface Write {
 const view = () => ({ isTransaction: false }) as Kysely<DB>;
 
 /** Batches whose statements take `ms` each and fail as `fail` says; every statement's writes kept. */
-function recorder(options: { ms?: number; fail?: (writes: readonly Write[]) => unknown } = {}) {
+function recorder(
+  options: {
+    ms?: number;
+    fail?: (writes: readonly Write[]) => unknown;
+    weight?: (write: Write) => number;
+  } = {},
+) {
   const statements: number[][] = [];
   const batches = new WriteBatches<Write, string>({
+    ...(options.weight ? { weight: options.weight } : {}),
     writeAll: async (_db, orgId, writes) => {
       statements.push(writes.map((w) => w.n));
       await new Promise((r) => setTimeout(r, options.ms ?? 5));
@@ -60,7 +67,7 @@ describe('WriteBatches', () => {
     expect(statements).toEqual([[0], [1, 2, 4, 6], [3, 5]]);
   });
 
-  it('writes each write of a refused batch alone, so that only the one at fault fails', async () => {
+  it('writes a refused batch again in halves, so that only the write at fault fails', async () => {
     const duplicate = Object.assign(new Error('duplicate key'), { code: '23505' });
     const { batches, statements } = recorder({
       fail: (writes) => (writes.some((w) => w.n === 3) ? duplicate : undefined),
@@ -77,7 +84,7 @@ describe('WriteBatches', () => {
       'fulfilled',
     ]);
     expect((outcomes[3] as PromiseRejectedResult).reason).toBe(duplicate);
-    expect(statements).toEqual([[0], [1, 2, 3, 4], [1], [2], [3], [4]]);
+    expect(statements).toEqual([[0], [1, 2, 3, 4], [1, 2], [3, 4], [3], [4]]);
   });
 
   it('fails every write of a batch at once when the database is unavailable', async () => {
@@ -89,6 +96,50 @@ describe('WriteBatches', () => {
     );
     expect(outcomes.every((o) => o.status === 'rejected' && o.reason === lost)).toBe(true);
     expect(statements).toEqual([[0], [1, 2, 3]]);
+  });
+
+  it('writes a batch that runs past the time limit again in halves, each within it', async () => {
+    const timeout = Object.assign(new Error('canceling statement due to statement timeout'), {
+      code: '57014',
+    });
+    const { batches, statements } = recorder({ fail: (writes) => (writes.length > 2 ? timeout : undefined) });
+    const db = view();
+    const results = await Promise.all(
+      Array.from({ length: 7 }, (_, n) => batches.write(db, 'org', { key: `k${n}`, n })),
+    );
+    expect(results).toHaveLength(7);
+    expect(statements).toEqual([[0], [1, 2, 3, 4, 5, 6], [1, 2, 3], [1, 2], [3], [4, 5, 6], [4, 5], [6]]);
+  });
+
+  it('stops splitting once the database is lost, failing the rest at once', async () => {
+    const duplicate = Object.assign(new Error('duplicate key'), { code: '23505' });
+    const lost = new Error('Connection terminated unexpectedly');
+    let down = false;
+    const { batches, statements } = recorder({
+      fail: (writes) => {
+        if (down) return lost;
+        if (writes.length > 1) {
+          down = writes.length < 4; // the database goes away while the batch is split
+          return duplicate;
+        }
+        return undefined;
+      },
+    });
+    const db = view();
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 7 }, (_, n) => batches.write(db, 'org', { key: `k${n}`, n })),
+    );
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', ...Array(6).fill('rejected')]);
+    expect(outcomes.slice(1).map((o) => (o as PromiseRejectedResult).reason)).toEqual(Array(6).fill(lost));
+    // The first half [1, 2, 3] is refused and split; [1, 2] finds the database gone: 3 and [4, 5, 6] are not tried.
+    expect(statements).toEqual([[0], [1, 2, 3, 4, 5, 6], [1, 2, 3], [1, 2]]);
+  });
+
+  it('carries a weight of at most 10,000 a statement, a heavier write alone', async () => {
+    const { batches, statements } = recorder({ weight: (w) => (w.n === 2 ? 12_000 : 4_000) });
+    const db = view();
+    await Promise.all(Array.from({ length: 6 }, (_, n) => batches.write(db, 'org', { key: `k${n}`, n })));
+    expect(statements).toEqual([[0], [1], [2], [3, 4], [5]]);
   });
 
   it('writes inside a transaction at once, alone', async () => {
