@@ -13,7 +13,12 @@ export function rethrowDuplicateKey(error: unknown): never {
   throw error;
 }
 
-/** A write refused by a foreign key (23503): the row it refers to is gone. */
-export function isForeignKeyViolation(error: unknown): boolean {
-  return (error as { code?: unknown })?.code === '23503';
+/** The foreign key (23503) that refused a write, because the row it refers to is gone; else undefined. */
+export function violatedForeignKey(error: unknown): string | undefined {
+  const e = error as { code?: unknown; constraint?: unknown };
+  if (e?.code !== '23503') return undefined;
+  return typeof e.constraint === 'string' ? e.constraint : 'unknown';
 }
+
+/** The key from a member row to its user: a user deleted while being added leaves it dangling. */
+export const MEMBER_USER_KEY = 'group_members_user_fkey';

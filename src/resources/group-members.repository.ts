@@ -11,7 +11,7 @@ import {
 } from 'kysely';
 import type { AuditEntry } from '../audit/audit.js';
 import { AUDIT_BATCH_COLUMNS, auditBatchWritten, auditValues } from '../audit/audit.repository.js';
-import { isForeignKeyViolation } from '../db/constraints.js';
+import { MEMBER_USER_KEY, violatedForeignKey } from '../db/constraints.js';
 import { isUuid } from '../db/ids.js';
 import { connectionShard } from '../db/shards.js';
 import { param, StatementCache, statement } from '../db/statement.js';
@@ -300,11 +300,12 @@ const memberChanges = (removeAll: boolean) => {
       const result = await change
         .run(db, { org: orgId, batch: JSON.stringify(batch) })
         .catch((error: unknown) => {
-          // The group was deleted while the statement ran: its member rows could not refer to it.
-          if (writes.length === 1 && isForeignKeyViolation(error)) return undefined;
+          // The group, or a user to add, was deleted while the statement ran.
+          const key = writes.length === 1 ? violatedForeignKey(error) : undefined;
+          if (key) return key === MEMBER_USER_KEY ? 'invalid' : 'missing';
           throw error;
         });
-      if (!result) return ['missing'];
+      if (typeof result === 'string') return [result];
       const outcomes = new Map<number, MemberChangeOutcome>(
         result.rows.map((row) => [
           row.n,

@@ -3,7 +3,7 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { AuditEntry } from '../audit/audit.js';
 import { AUDIT_BATCH_COLUMNS, auditBatchWritten, auditValues } from '../audit/audit.repository.js';
-import { rethrowDuplicateKey } from '../db/constraints.js';
+import { MEMBER_USER_KEY, rethrowDuplicateKey, violatedForeignKey } from '../db/constraints.js';
 import { isUuid } from '../db/ids.js';
 import { param, statement, unestimatedParam } from '../db/statement.js';
 import type { DB, GroupsTable } from '../db/tables.js';
@@ -102,9 +102,15 @@ const creates = new WriteBatches<NewGroup, StoredGroup | undefined>({
       at: g.at,
       ...auditValues(g.audit, g.at),
     }));
-    const { rows } = await insertGroupsStatement
+    const result = await insertGroupsStatement
       .run(db, { org: orgId, batch: JSON.stringify(batch) })
-      .catch(rethrowDuplicateKey);
+      .catch((error: unknown) => {
+        // A member was deleted while the statement ran: as if it had not been a user.
+        if (groups.length === 1 && violatedForeignKey(error) === MEMBER_USER_KEY) return undefined;
+        return rethrowDuplicateKey(error);
+      });
+    if (!result) return [undefined];
+    const { rows } = result;
     const written = new Map(rows.map((row) => [row.id, rowToGroup(row)]));
     return groups.map((g) => written.get(g.id));
   },

@@ -140,6 +140,41 @@ describe('members must be users of this organization', () => {
     expect(await getGroup(t, group.id)).toEqual(group);
   });
 
+  it('answers a member deleted while its group is written with 503 to send it again, never 500', async () => {
+    const [kept, doomed] = await createUsers(t, 2);
+    const db = harness.database.db;
+    // The user goes between the statement's check of its members and the end of the statement (and
+    // comes back with the statement's rollback: a deletion that committed would make the retry a 400).
+    await sql`create function delete_member() returns trigger language plpgsql as $$
+      begin delete from users where id = new.user_id; return new; end $$`.execute(db);
+    await sql`create trigger delete_member before insert on group_members for each row
+      when (new.user_id = ${sql.lit(doomed)}::uuid) execute function delete_member()`.execute(db);
+    try {
+      const name = unique('Member gone on create');
+      const created = await t.post('/Groups', {
+        schemas: [GROUP],
+        displayName: name,
+        members: [{ value: kept }, { value: doomed }],
+      });
+      expectScimError(created, 503);
+      expect(created.headers['retry-after']).toBeDefined();
+      expect((await t.get(`/Groups?filter=displayName eq "${name}"`).expect(200)).body.totalResults).toBe(0);
+      const group = await createGroup(t, {
+        displayName: unique('Member gone on add'),
+        members: [{ value: kept }],
+      });
+      const added = await t.patch(
+        `/Groups/${group.id}`,
+        patchOp({ op: 'add', path: 'members', value: [{ value: doomed }] }),
+      );
+      expectScimError(added, 503);
+      expect(await getGroup(t, group.id)).toEqual(group);
+    } finally {
+      await sql`drop trigger delete_member on group_members`.execute(db);
+      await sql`drop function delete_member()`.execute(db);
+    }
+  });
+
   it('refuses the Microsoft bare-string member shape for an id that is not a user', async () => {
     const group = await createGroup(t, { displayName: unique('Bare refused') });
     const res = await t.patch(
