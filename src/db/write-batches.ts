@@ -134,9 +134,10 @@ export class WriteBatches<Item, Result> {
       for (const [n, p] of batch.entries()) p.done(results[n]!);
       return undefined;
     } catch (error) {
-      if (batch.length === 1 || failsEveryWrite(error)) {
+      const everyWrite = failsEveryWrite(error);
+      if (batch.length === 1 || everyWrite) {
         for (const p of batch) p.failed(error);
-        return failsEveryWrite(error) ? error : undefined;
+        return everyWrite ? error : undefined;
       }
       const half = Math.ceil(batch.length / 2);
       const lost = await this.#write(db, orgId, batch.slice(0, half));

@@ -38,15 +38,18 @@ async function setUp(
 }
 
 // A wave records what it sent once every request of it is answered, so the log may trail the receiver.
-async function recorded(id: string, done: (deliveries: Delivery[]) => boolean): Promise<Delivery[]> {
-  let deliveries: Delivery[] = [];
+async function recorded(
+  id: string,
+  done: (deliveries: Delivery[]) => boolean,
+): Promise<{ deliveries: Delivery[] }> {
+  let log = { deliveries: [] as Delivery[] };
   await expect
     .poll(async () => {
-      deliveries = (await harness.admin('get', `/webhooks/${id}/deliveries`).expect(200)).body.deliveries;
-      return done(deliveries);
+      log = (await harness.admin('get', `/webhooks/${id}/deliveries`).expect(200)).body;
+      return done(log.deliveries);
     })
     .toBe(true);
-  return deliveries;
+  return log;
 }
 type Delivery = { position: string; state: string } & Record<string, unknown>;
 
@@ -96,8 +99,8 @@ describe('webhook deliveries', () => {
     });
     expect(verifyWebhook(got!.rawBody, { ...h, 'x-scimd-signature': undefined }, secret).ok).toBe(false);
 
-    const deliveries = await recorded(id, (d) => d[0]?.state === 'delivered');
-    expect(deliveries).toEqual([
+    const log = await recorded(id, (d) => d[0]?.state === 'delivered');
+    expect(log.deliveries).toEqual([
       expect.objectContaining({
         type: 'user.created',
         resourceId: userId,
@@ -108,7 +111,7 @@ describe('webhook deliveries', () => {
         nextAttemptAt: null,
       }),
     ]);
-    expect(JSON.stringify(deliveries)).not.toContain(secret);
+    expect(JSON.stringify(log)).not.toContain(secret);
   });
 
   it('are retried after 503 and 429 (waiting as Retry-After says), with the same delivery id', async () => {
@@ -125,8 +128,8 @@ describe('webhook deliveries', () => {
     const [first, second, third] = receiver.received;
     expect(new Set([first, second, third].map((r) => r!.headers['x-scimd-delivery-id'])).size).toBe(1);
     expect(third!.startedAt - second!.endedAt).toBeGreaterThanOrEqual(900);
-    const [delivery] = await recorded(id, (d) => d[0]?.state === 'delivered');
-    expect(delivery).toMatchObject({ state: 'delivered', attempts: 3, lastStatus: 204 });
+    const { deliveries } = await recorded(id, (d) => d[0]?.state === 'delivered');
+    expect(deliveries[0]).toMatchObject({ state: 'delivered', attempts: 3, lastStatus: 204 });
   });
 
   it('keep each resource in order while different resources go in parallel', async () => {
@@ -220,8 +223,7 @@ describe('webhook deliveries', () => {
       ['user.deactivated', mine],
     ]);
 
-    const [logged] = await recorded(id, (d) => d.length === 1);
-    const position = logged!.position;
+    const position = (await recorded(id, (d) => d.length === 1)).deliveries[0]!.position;
     await harness.admin('post', `/webhooks/${id}/deliveries/${position}/redeliver`).send({}).expect(200);
     await receiver.waitFor((r) => r.length === 2);
     expect(receiver.received[1]!.headers['x-scimd-delivery-id']).toBe(
