@@ -159,10 +159,14 @@ export function batchRows<Row>(columns: string) {
 }
 
 /**
- * A batch's rows in the order of `key`, the order its statement then locks the rows it writes in:
- * two batches (of two kinds, or of two processes) that write the same rows take them in the same
+ * Rows in the order of their `key`, the order a statement then locks the rows it writes in: two
+ * statements (of two kinds, or of two processes) that write the same rows take them in the same
  * order, and never wait on each other in a circle.
  */
-export function inLockOrder<T extends { readonly id: string }>(rows: T[]): T[] {
-  return rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+export function inLockOrder<T>(rows: T[], key: (row: T) => string): T[] {
+  return rows.sort((a, b) => {
+    const ka = key(a);
+    const kb = key(b);
+    return ka < kb ? -1 : ka > kb ? 1 : 0;
+  });
 }

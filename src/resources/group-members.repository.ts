@@ -16,7 +16,7 @@ import { isUuid } from '../db/ids.js';
 import { connectionShard } from '../db/shards.js';
 import { param, StatementCache, statement } from '../db/statement.js';
 import type { DB } from '../db/tables.js';
-import { batchRows, WriteBatches } from '../db/write-batches.js';
+import { batchRows, inLockOrder, WriteBatches } from '../db/write-batches.js';
 import { compileCondition, filterValues } from '../filter/compile.js';
 import { conditionKey, type FilterPlan } from '../filter/plan.js';
 import type { NewMember, StoredMember } from './groups.js';
@@ -31,9 +31,15 @@ export function sentMembers(list: Expression<unknown>) {
   return sql`jsonb_to_recordset(${list}) as m(user_id uuid, display text)`;
 }
 
-/** The JSON list of members sentMembers reads. */
+/**
+ * The JSON list of members sentMembers reads, in lock order: two statements adding the same members
+ * to a group take their rows in the same order.
+ */
 export function memberValues(members: readonly NewMember[]): { user_id: string; display: string | null }[] {
-  return members.map((m) => ({ user_id: m.userId, display: m.display ?? null }));
+  return inLockOrder(
+    members.map((m) => ({ user_id: m.userId, display: m.display ?? null })),
+    (m) => m.user_id,
+  );
 }
 
 /** Whether every member in the list is a user of the organization (`org`) that is not deprovisioned. */
@@ -289,14 +295,20 @@ const memberChanges = (removeAll: boolean) => {
   const change = changeMembersStatement(removeAll);
   return new WriteBatches<MemberChangeWrite, MemberChangeOutcome>({
     writeAll: async (db, orgId, writes) => {
-      const batch = writes.map((c, n) => ({
-        n,
-        group_id: c.groupId,
-        adds: memberValues(c.adds),
-        removes: c.removes.filter(isUuid).map((id) => id.toLowerCase()),
-        at: c.at,
-        ...auditValues(c.audit, c.at),
-      }));
+      const batch = inLockOrder(
+        writes.map((c, n) => ({
+          n,
+          group_id: c.groupId,
+          adds: memberValues(c.adds),
+          removes: c.removes
+            .filter(isUuid)
+            .map((id) => id.toLowerCase())
+            .sort(),
+          at: c.at,
+          ...auditValues(c.audit, c.at),
+        })),
+        (row) => row.group_id,
+      );
       const result = await change
         .run(db, { org: orgId, batch: JSON.stringify(batch) })
         .catch((error: unknown) => {

@@ -262,6 +262,7 @@ const updates = new WriteBatches<UserUpdate, StoredUser | undefined>({
         at: u.at,
         ...auditValues(u.audit, u.at),
       })),
+      (row) => row.id,
     );
     const { rows } = await updateUsersStatement
       .run(db, { org: orgId, batch: JSON.stringify(batch) })
@@ -391,6 +392,7 @@ const removals = (remove: Statement<{ id: string }>) =>
     writeAll: async (db, orgId, users) => {
       const batch = inLockOrder(
         users.map((u, n) => ({ n, id: u.id, at: u.at, ...auditValues(u.audit, u.at) })),
+        (row) => row.id,
       );
       const { rows } = await remove.run(db, { org: orgId, batch: JSON.stringify(batch) });
       const removed = new Set(rows.map((row) => row.id));

@@ -345,4 +345,43 @@ describe.skipIf(!onPostgres)('concurrent member changes of one group', () => {
     });
     expect((await memberIds(t, group)).sort()).toEqual([first, second].sort());
   });
+  it('take the rows of members in one order, whatever order they were sent in', async () => {
+    // `low` sorts first: a change sending [high, low] must wait for `low` before it holds `high`, or
+    // two changes sending them in opposite orders (two processes) could wait on each other in a circle.
+    const [low, high] = (await createUsers(t, 2)).sort();
+    const group = (await createGroup(t, { displayName: unique('Ordered') })).id;
+    const audit = (requestId: string) => patchEntry(t.orgId, group, requestId);
+    const db = harness.database.db;
+    let waiting: Promise<string> | undefined;
+    await db.transaction().execute(async (open) => {
+      const adding = { removeAll: false, removes: [], adds: [{ userId: low }] };
+      expect(await changeMembers(open, t.orgId, group, adding, new Date(), audit('open'))).toBe('changed');
+      let pid: number | undefined;
+      waiting = onAnotherShard(await shardOf(open), async (other) => {
+        pid = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(other)).rows[0]!.pid;
+        const both = { removeAll: false, removes: [], adds: [{ userId: high }, { userId: low }] };
+        return changeMembers(other, t.orgId, group, both, new Date(), audit('waiting'));
+      });
+      // The change waits for `low`, which the open transaction added.
+      const waitsForLock = async () => {
+        if (pid === undefined) return false;
+        const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_locks
+          where pid = ${pid} and not granted`.execute(db);
+        return rows[0]!.n > 0;
+      };
+      await expect.poll(waitsForLock, { timeout: 5000 }).toBe(true);
+      // Meanwhile `high` is free: the waiting change has not taken it.
+      await db.connection().execute(async (third) => {
+        await sql`set lock_timeout = '2s'`.execute(third);
+        try {
+          await sql`insert into group_members (org_id, group_id, user_id, created_at)
+                    values (${t.orgId}, ${group}, ${high}, now())`.execute(third);
+        } finally {
+          await sql`reset lock_timeout`.execute(third);
+        }
+      });
+    });
+    expect(await waiting).toBe('unchanged');
+    expect((await memberIds(t, group)).sort()).toEqual([low, high]);
+  });
 });
