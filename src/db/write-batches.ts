@@ -2,7 +2,9 @@
 // is in flight, the writes that arrive wait for it, then go together: one round trip and one commit
 // for many, where the round trip and the commit cost a write more than its rows do. At rest a write
 // goes at once. Each write keeps its own outcome: a batch refused for one write's sake (a unique
-// value, a deadlock) or too big for the time limit is written again in halves, down to single writes.
+// value, a deadlock) is written again in halves, down to single writes; one that runs past the time
+// limit is split once, so that a write stuck behind a lock holds up its neighbours for two time
+// limits at most, not one for each halving.
 import { type Kysely, sql } from 'kysely';
 import { poolOf } from './database.js';
 import { databaseFailure } from './failures.js';
@@ -84,7 +86,15 @@ export class WriteBatches<Item, Result> {
   ) {
     queue.writing = true;
     try {
-      while (queue.pending.length > 0) await this.#write(db, orgId, this.#take(queue));
+      while (queue.pending.length > 0) {
+        const lost = await this.#write(db, orgId, this.#take(queue));
+        if (lost !== undefined) {
+          // The writes waiting behind would only meet the same failure, one batch after another.
+          const waiting = queue.pending;
+          queue.pending = [];
+          for (const p of waiting) p.failed(lost);
+        }
+      }
     } finally {
       queue.writing = false;
       byOrg.delete(orgId);
@@ -122,9 +132,15 @@ export class WriteBatches<Item, Result> {
 
   /**
    * Writes `batch`, in halves (first, then second) when it is refused, until the write at fault fails
-   * alone. Returns the failure that fails every write, if one did: then nothing more is tried.
+   * alone; a half of a batch that ran past the time limit fails whole if it does too (`timedOut`).
+   * Returns the failure that fails every write, if one did: then nothing more is tried.
    */
-  async #write(db: Kysely<DB>, orgId: string, batch: readonly Pending<Item, Result>[]): Promise<unknown> {
+  async #write(
+    db: Kysely<DB>,
+    orgId: string,
+    batch: readonly Pending<Item, Result>[],
+    timedOut = false,
+  ): Promise<unknown> {
     try {
       const results = await this.options.writeAll(
         db,
@@ -135,13 +151,15 @@ export class WriteBatches<Item, Result> {
       return undefined;
     } catch (error) {
       const everyWrite = failsEveryWrite(error);
-      if (batch.length === 1 || everyWrite) {
+      const timeout = databaseFailure(error)?.kind === 'timeout';
+      if (batch.length === 1 || everyWrite || (timeout && timedOut)) {
         for (const p of batch) p.failed(error);
         return everyWrite ? error : undefined;
       }
       const half = Math.ceil(batch.length / 2);
-      const lost = await this.#write(db, orgId, batch.slice(0, half));
-      if (lost === undefined) return this.#write(db, orgId, batch.slice(half));
+      const split = timedOut || timeout;
+      const lost = await this.#write(db, orgId, batch.slice(0, half), split);
+      if (lost === undefined) return this.#write(db, orgId, batch.slice(half), split);
       for (const p of batch.slice(half)) p.failed(lost);
       return lost;
     }

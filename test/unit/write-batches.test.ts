@@ -87,7 +87,7 @@ describe('WriteBatches', () => {
     expect(statements).toEqual([[0], [1, 2, 3, 4], [1, 2], [3, 4], [3], [4]]);
   });
 
-  it('fails every write of a batch at once when the database is unavailable', async () => {
+  it('fails every write at once when the database is unavailable, those waiting untried', async () => {
     const lost = Object.assign(new Error('Connection terminated unexpectedly'), {});
     const { batches, statements } = recorder({ fail: () => lost });
     const db = view();
@@ -95,20 +95,44 @@ describe('WriteBatches', () => {
       Array.from({ length: 4 }, (_, n) => batches.write(db, 'org', { key: `k${n}`, n })),
     );
     expect(outcomes.every((o) => o.status === 'rejected' && o.reason === lost)).toBe(true);
-    expect(statements).toEqual([[0], [1, 2, 3]]);
+    // 1, 2 and 3 arrived while 0 was written: they would only meet the same failure.
+    expect(statements).toEqual([[0]]);
   });
 
+  const timeout = () =>
+    Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' });
+
   it('writes a batch that runs past the time limit again in halves, each within it', async () => {
-    const timeout = Object.assign(new Error('canceling statement due to statement timeout'), {
-      code: '57014',
+    const { batches, statements } = recorder({
+      fail: (writes) => (writes.length > 3 ? timeout() : undefined),
     });
-    const { batches, statements } = recorder({ fail: (writes) => (writes.length > 2 ? timeout : undefined) });
     const db = view();
     const results = await Promise.all(
       Array.from({ length: 7 }, (_, n) => batches.write(db, 'org', { key: `k${n}`, n })),
     );
     expect(results).toHaveLength(7);
-    expect(statements).toEqual([[0], [1, 2, 3, 4, 5, 6], [1, 2, 3], [1, 2], [3], [4, 5, 6], [4, 5], [6]]);
+    expect(statements).toEqual([[0], [1, 2, 3, 4, 5, 6], [1, 2, 3], [4, 5, 6]]);
+  });
+
+  it('splits a timed-out batch once: a half that runs past the limit too fails whole', async () => {
+    // Write 2 waits behind a lock held elsewhere: every statement with it runs out of time.
+    const { batches, statements } = recorder({
+      fail: (writes) => (writes.some((w) => w.n === 2) ? timeout() : undefined),
+    });
+    const db = view();
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 7 }, (_, n) => batches.write(db, 'org', { key: `k${n}`, n })),
+    );
+    expect(outcomes.map((o) => o.status)).toEqual([
+      'fulfilled',
+      'rejected',
+      'rejected',
+      'rejected',
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+    ]);
+    expect(statements).toEqual([[0], [1, 2, 3, 4, 5, 6], [1, 2, 3], [4, 5, 6]]);
   });
 
   it('stops splitting once the database is lost, failing the rest at once', async () => {
