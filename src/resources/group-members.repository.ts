@@ -42,10 +42,15 @@ export function memberValues(members: readonly NewMember[]): { user_id: string; 
   );
 }
 
-/** Whether every member in the list is a user of the organization (`org`) that is not deprovisioned. */
+/**
+ * Whether every member in the list is a user of the organization (`org`) that is not deprovisioned.
+ * The users are locked (for key share, as the member rows' foreign key would): a deprovisioning
+ * of one of them waits for the write, or the write for it and then finds the user gone.
+ */
 export function membersAreUsers(list: Expression<unknown>) {
-  return sql<SqlBool>`(select count(*) from ${sentMembers(list)} join users on users.org_id = ${param('org')}
-    and users.id = m.user_id and users.deprovisioned_at is null) = jsonb_array_length(${list})`;
+  return sql<SqlBool>`(select count(*) from (select from ${sentMembers(list)} join users on users.org_id = ${param('org')}
+    and users.id = m.user_id and users.deprovisioned_at is null for key share of users) as locked)
+    = jsonb_array_length(${list})`;
 }
 
 /** `= any(…)` of an array parameter of ids. */
@@ -123,12 +128,17 @@ const addMembersStatement = statement((db) =>
     .columns(['org_id', 'group_id', 'user_id', 'display', 'created_at'])
     .expression(
       sql`select ${param('org')}::uuid, ${param('group')}::uuid, m.user_id, m.display, ${param('now')}::timestamptz
-        from ${sentMembers(sql`${param('members')}::jsonb`)}`,
+        from ${sentMembers(sql`${param('members')}::jsonb`)} join users on users.org_id = ${param('org')}
+          and users.id = m.user_id and users.deprovisioned_at is null
+        for key share of users`,
     )
     .onConflict(keepMemberTakingDisplay),
 );
 
-/** Adds members (keepMemberTakingDisplay). Returns how many rows were added or changed. */
+/**
+ * Adds members (keepMemberTakingDisplay), but those deprovisioned since they were found to be users
+ * (as membersAreUsers locks them). Returns how many rows were added or changed.
+ */
 export async function addMembers(
   db: Kysely<DB>,
   orgId: string,

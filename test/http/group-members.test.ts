@@ -6,6 +6,7 @@ import type supertest from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { DB } from '../../src/db/tables.js';
 import { changeMembers } from '../../src/resources/group-members.repository.js';
+import { removeUser } from '../../src/resources/users.repository.js';
 import { onPostgres } from '../helpers/database.js';
 import {
   createGroup,
@@ -345,6 +346,39 @@ describe.skipIf(!onPostgres)('concurrent member changes of one group', () => {
     });
     expect((await memberIds(t, group)).sort()).toEqual([first, second].sort());
   });
+  /**
+   * Starts `work` on a connection whose shard is not `shard`; resolves once it waits for a lock that
+   * another transaction holds. Its outcome comes in `done`.
+   */
+  async function waitingForLock<T>(shard: number, work: (db: Kysely<DB>) => Promise<T>) {
+    let pid: number | undefined;
+    const done = onAnotherShard(shard, async (db) => {
+      pid = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db)).rows[0]!.pid;
+      return work(db);
+    });
+    const waits = async () => {
+      if (pid === undefined) return false;
+      const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_locks
+        where pid = ${pid} and not granted`.execute(harness.database.db);
+      return rows[0]!.n > 0;
+    };
+    await expect.poll(waits, { timeout: 5000 }).toBe(true);
+    return { done };
+  }
+
+  const adding = (...userIds: string[]) => ({
+    removeAll: false,
+    removes: [],
+    adds: userIds.map((userId) => ({ userId })),
+  });
+  const removal = (userId: string) =>
+    ({ ...patchEntry(t.orgId, userId, 'removal'), action: 'user.delete', resourceType: 'User' }) as const;
+  const memberRows = async (userId: string) =>
+    (
+      await sql<{ n: number }>`select count(*)::int as n from group_members
+        where org_id = ${t.orgId} and user_id = ${userId}`.execute(harness.database.db)
+    ).rows[0]!.n;
+
   it('take the rows of members in one order, whatever order they were sent in', async () => {
     // `low` sorts first: a change sending [high, low] must wait for `low` before it holds `high`, or
     // two changes sending them in opposite orders (two processes) could wait on each other in a circle.
@@ -352,24 +386,15 @@ describe.skipIf(!onPostgres)('concurrent member changes of one group', () => {
     const group = (await createGroup(t, { displayName: unique('Ordered') })).id;
     const audit = (requestId: string) => patchEntry(t.orgId, group, requestId);
     const db = harness.database.db;
-    let waiting: Promise<string> | undefined;
+    let waiting: { done: Promise<string> } | undefined;
     await db.transaction().execute(async (open) => {
-      const adding = { removeAll: false, removes: [], adds: [{ userId: low }] };
-      expect(await changeMembers(open, t.orgId, group, adding, new Date(), audit('open'))).toBe('changed');
-      let pid: number | undefined;
-      waiting = onAnotherShard(await shardOf(open), async (other) => {
-        pid = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(other)).rows[0]!.pid;
-        const both = { removeAll: false, removes: [], adds: [{ userId: high }, { userId: low }] };
-        return changeMembers(other, t.orgId, group, both, new Date(), audit('waiting'));
-      });
+      expect(await changeMembers(open, t.orgId, group, adding(low), new Date(), audit('open'))).toBe(
+        'changed',
+      );
       // The change waits for `low`, which the open transaction added.
-      const waitsForLock = async () => {
-        if (pid === undefined) return false;
-        const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_locks
-          where pid = ${pid} and not granted`.execute(db);
-        return rows[0]!.n > 0;
-      };
-      await expect.poll(waitsForLock, { timeout: 5000 }).toBe(true);
+      waiting = await waitingForLock(await shardOf(open), (other) =>
+        changeMembers(other, t.orgId, group, adding(high, low), new Date(), audit('waiting')),
+      );
       // Meanwhile `high` is free: the waiting change has not taken it.
       await db.connection().execute(async (third) => {
         await sql`set lock_timeout = '2s'`.execute(third);
@@ -381,7 +406,44 @@ describe.skipIf(!onPostgres)('concurrent member changes of one group', () => {
         }
       });
     });
-    expect(await waiting).toBe('unchanged');
+    expect(await waiting!.done).toBe('unchanged');
     expect((await memberIds(t, group)).sort()).toEqual([low, high]);
+  });
+
+  it('a member add meeting a deprovisioning of its user waits for it, then refuses the user', async () => {
+    const [user] = await createUsers(t, 1);
+    const group = (await createGroup(t, { displayName: unique('Leaving') })).id;
+    let waiting: { done: Promise<string> } | undefined;
+    await harness.database.db.transaction().execute(async (open) => {
+      expect(await removeUser(open, t.orgId, user!, 'deactivate', new Date(), removal(user!))).toBe(true);
+      waiting = await waitingForLock(await shardOf(open), (other) =>
+        changeMembers(other, t.orgId, group, adding(user!), new Date(), patchEntry(t.orgId, group, 'add')),
+      );
+    });
+    expect(await waiting!.done).toBe('invalid');
+    expect(await memberRows(user!)).toBe(0);
+  });
+
+  it('a deprovisioning meeting a member add of its user waits for it, then takes that membership too', async () => {
+    const [user] = await createUsers(t, 1);
+    const group = (await createGroup(t, { displayName: unique('Joining') })).id;
+    let waiting: { done: Promise<boolean> } | undefined;
+    await harness.database.db.transaction().execute(async (open) => {
+      const added = await changeMembers(
+        open,
+        t.orgId,
+        group,
+        adding(user!),
+        new Date(),
+        patchEntry(t.orgId, group, 'add'),
+      );
+      expect(added).toBe('changed');
+      waiting = await waitingForLock(await shardOf(open), (other) =>
+        removeUser(other, t.orgId, user!, 'deactivate', new Date(), removal(user!)),
+      );
+    });
+    expect(await waiting!.done).toBe(true);
+    expect(await memberRows(user!)).toBe(0);
+    expect(await memberIds(t, group)).toEqual([]);
   });
 });
