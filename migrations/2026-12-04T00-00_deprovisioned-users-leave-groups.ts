@@ -3,7 +3,8 @@ import { type Kysely, sql } from 'kysely';
 // A user deprovisioned with its row kept (deactivate, anonymize) leaves every group in a trigger, not
 // in a step of the deprovisioning statement: a statement sees the rows committed when it began, a
 // trigger's delete those committed when the user's row was written. A member row added by a write
-// that held the user while the deprovisioning waited for it is gone with the others.
+// that held the user while the deprovisioning waited for it is gone with the others. The trigger
+// fires only for updates that set deprovisioned_at, not for every update of a user.
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
     create function scim_user_left_groups() returns trigger

@@ -44,12 +44,13 @@ export function memberValues(members: readonly NewMember[]): { user_id: string; 
 
 /**
  * Whether every member in the list is a user of the organization (`org`) that is not deprovisioned.
- * The users are locked (for key share, as the member rows' foreign key would): a deprovisioning
- * of one of them waits for the write, or the write for it and then finds the user gone.
+ * The users are locked for share, which an update of them waits for: a deprovisioning of one of them
+ * waits for the write (and then takes the new member row away), or the write for it (and then finds
+ * the user gone).
  */
 export function membersAreUsers(list: Expression<unknown>) {
   return sql<SqlBool>`(select count(*) from (select from ${sentMembers(list)} join users on users.org_id = ${param('org')}
-    and users.id = m.user_id and users.deprovisioned_at is null for key share of users) as locked)
+    and users.id = m.user_id and users.deprovisioned_at is null for share of users) as locked)
     = jsonb_array_length(${list})`;
 }
 
@@ -130,7 +131,7 @@ const addMembersStatement = statement((db) =>
       sql`select ${param('org')}::uuid, ${param('group')}::uuid, m.user_id, m.display, ${param('now')}::timestamptz
         from ${sentMembers(sql`${param('members')}::jsonb`)} join users on users.org_id = ${param('org')}
           and users.id = m.user_id and users.deprovisioned_at is null
-        for key share of users`,
+        for share of users`,
     )
     .onConflict(keepMemberTakingDisplay),
 );

@@ -339,23 +339,13 @@ const removalRows = () =>
 /**
  * A deprovisioning update (`set`) of a batch of users in one statement with what goes with it: the
  * organization's count of users goes down and the audit entries are written. Each user leaves every
- * group by a trigger (migrations/…_deprovisioned-users-leave-groups.ts). The users are locked for
- * update first, as a deletion locks them: a write adding one of them to a group (membersAreUsers)
- * waits for the deprovisioning, then finds the user gone.
+ * group by a trigger (migrations/…_deprovisioned-users-leave-groups.ts); a write adding one of them
+ * to a group waits for the update, or the update for it (membersAreUsers).
  */
 const deprovisioning = (set: UpdateObject<DB, 'users'>) =>
   statement((db) =>
     db
       .with('batch', (w) => w.selectFrom(removalRows()).selectAll())
-      .with('locked', (w) =>
-        w
-          .selectFrom('users')
-          .innerJoin('batch', 'batch.id', 'users.id')
-          .select('users.id')
-          .where('users.org_id', '=', param('org'))
-          .where('users.deprovisioned_at', 'is', null)
-          .forUpdate('users'),
-      )
       .with('written', (w) =>
         w
           .updateTable('users')
@@ -363,7 +353,6 @@ const deprovisioning = (set: UpdateObject<DB, 'users'>) =>
           .set(set)
           .where('users.org_id', '=', param('org'))
           .where(sql<SqlBool>`users.id = batch.id`)
-          .where('users.id', 'in', w.selectFrom('locked').select('locked.id'))
           .where('users.deprovisioned_at', 'is', null)
           .returning(['users.org_id', 'users.id']),
       )
