@@ -410,40 +410,49 @@ describe.skipIf(!onPostgres)('concurrent member changes of one group', () => {
     expect((await memberIds(t, group)).sort()).toEqual([low, high]);
   });
 
-  it('a member add meeting a deprovisioning of its user waits for it, then refuses the user', async () => {
-    const [user] = await createUsers(t, 1);
-    const group = (await createGroup(t, { displayName: unique('Leaving') })).id;
-    let waiting: { done: Promise<string> } | undefined;
-    await harness.database.db.transaction().execute(async (open) => {
-      expect(await removeUser(open, t.orgId, user!, 'deactivate', new Date(), removal(user!))).toBe(true);
-      waiting = await waitingForLock(await shardOf(open), (other) =>
-        changeMembers(other, t.orgId, group, adding(user!), new Date(), patchEntry(t.orgId, group, 'add')),
-      );
-    });
-    expect(await waiting!.done).toBe('invalid');
-    expect(await memberRows(user!)).toBe(0);
-  });
+  // Every mode: `delete` removes the row (the memberships go by its foreign key), the others keep it.
+  const modes = ['deactivate', 'anonymize', 'delete'] as const;
 
-  it('a deprovisioning meeting a member add of its user waits for it, then takes that membership too', async () => {
-    const [user] = await createUsers(t, 1);
-    const group = (await createGroup(t, { displayName: unique('Joining') })).id;
-    let waiting: { done: Promise<boolean> } | undefined;
-    await harness.database.db.transaction().execute(async (open) => {
-      const added = await changeMembers(
-        open,
-        t.orgId,
-        group,
-        adding(user!),
-        new Date(),
-        patchEntry(t.orgId, group, 'add'),
-      );
-      expect(added).toBe('changed');
-      waiting = await waitingForLock(await shardOf(open), (other) =>
-        removeUser(other, t.orgId, user!, 'deactivate', new Date(), removal(user!)),
-      );
-    });
-    expect(await waiting!.done).toBe(true);
-    expect(await memberRows(user!)).toBe(0);
-    expect(await memberIds(t, group)).toEqual([]);
-  });
+  it.each(modes)(
+    'a member add meeting a deprovisioning (%s) of its user waits for it, then refuses the user',
+    async (mode) => {
+      const [user] = await createUsers(t, 1);
+      const group = (await createGroup(t, { displayName: unique('Leaving') })).id;
+      let waiting: { done: Promise<string> } | undefined;
+      await harness.database.db.transaction().execute(async (open) => {
+        expect(await removeUser(open, t.orgId, user!, mode, new Date(), removal(user!))).toBe(true);
+        waiting = await waitingForLock(await shardOf(open), (other) =>
+          changeMembers(other, t.orgId, group, adding(user!), new Date(), patchEntry(t.orgId, group, 'add')),
+        );
+      });
+      expect(await waiting!.done).toBe('invalid');
+      expect(await memberRows(user!)).toBe(0);
+    },
+  );
+
+  it.each(modes)(
+    'a deprovisioning (%s) meeting a member add of its user waits for it, then takes that membership too',
+    async (mode) => {
+      const [user] = await createUsers(t, 1);
+      const group = (await createGroup(t, { displayName: unique('Joining') })).id;
+      let waiting: { done: Promise<boolean> } | undefined;
+      await harness.database.db.transaction().execute(async (open) => {
+        const added = await changeMembers(
+          open,
+          t.orgId,
+          group,
+          adding(user!),
+          new Date(),
+          patchEntry(t.orgId, group, 'add'),
+        );
+        expect(added).toBe('changed');
+        waiting = await waitingForLock(await shardOf(open), (other) =>
+          removeUser(other, t.orgId, user!, mode, new Date(), removal(user!)),
+        );
+      });
+      expect(await waiting!.done).toBe(true);
+      expect(await memberRows(user!)).toBe(0);
+      expect(await memberIds(t, group)).toEqual([]);
+    },
+  );
 });
