@@ -2,7 +2,7 @@
 // as they come; the HTTP surfaces ask here whether an error is the database failing (answered 503
 // with Retry-After) rather than a bug (answered 500).
 
-type DatabaseFailureKind =
+export type DatabaseFailureKind =
   /** The database cannot be reached, or the connection was lost: a restart, a failover, an outage. */
   | 'unavailable'
   /** A statement ran past the time limit (DATABASE_STATEMENT_TIMEOUT_MS). */

@@ -7,7 +7,7 @@
 // limits at most, not one for each halving.
 import { type Kysely, sql } from 'kysely';
 import { poolOf } from './database.js';
-import { databaseFailure } from './failures.js';
+import { type DatabaseFailureKind, databaseFailure } from './failures.js';
 import { param } from './statement.js';
 import type { DB } from './tables.js';
 
@@ -43,8 +43,7 @@ interface Queue<Item, Result> {
  * A failure no write causes alone, which writing them apart would only repeat. Not a time limit: a
  * batch may run past it where its halves would not.
  */
-function failsEveryWrite(error: unknown): boolean {
-  const kind = databaseFailure(error)?.kind;
+function failsEveryWrite(kind: DatabaseFailureKind | undefined): boolean {
   return kind === 'unavailable' || kind === 'busy';
 }
 
@@ -150,8 +149,9 @@ export class WriteBatches<Item, Result> {
       for (const [n, p] of batch.entries()) p.done(results[n]!);
       return undefined;
     } catch (error) {
-      const everyWrite = failsEveryWrite(error);
-      const timeout = databaseFailure(error)?.kind === 'timeout';
+      const kind = databaseFailure(error)?.kind;
+      const everyWrite = failsEveryWrite(kind);
+      const timeout = kind === 'timeout';
       if (batch.length === 1 || everyWrite || (timeout && timedOut)) {
         for (const p of batch) p.failed(error);
         return everyWrite ? error : undefined;
