@@ -43,15 +43,19 @@ export function memberValues(members: readonly NewMember[]): { user_id: string; 
 }
 
 /**
- * Whether every member in the list is a user of the organization (`org`) that is not deprovisioned.
- * The users are locked for share, which an update of them waits for: a deprovisioning of one of them
- * waits for the write (and then takes the new member row away), or the write for it (and then finds
- * the user gone).
+ * `from` the members in the list that are users of the organization (`org`) not deprovisioned, rows
+ * `m` joined to `users`. The users are locked for share, which an update of them waits for: a
+ * deprovisioning of one of them waits for the write (and then takes the new member row away), or the
+ * write for it (and then finds the user gone).
  */
+function memberUsers(list: Expression<unknown>) {
+  return sql`from ${sentMembers(list)} join users on users.org_id = ${param('org')}
+    and users.id = m.user_id and users.deprovisioned_at is null for share of users`;
+}
+
+/** Whether every member in the list is a user of the organization (`org`) that is not deprovisioned. */
 export function membersAreUsers(list: Expression<unknown>) {
-  return sql<SqlBool>`(select count(*) from (select from ${sentMembers(list)} join users on users.org_id = ${param('org')}
-    and users.id = m.user_id and users.deprovisioned_at is null for share of users) as locked)
-    = jsonb_array_length(${list})`;
+  return sql<SqlBool>`(select count(*) from (select ${memberUsers(list)}) as locked) = jsonb_array_length(${list})`;
 }
 
 /** `= any(…)` of an array parameter of ids. */
@@ -129,16 +133,14 @@ const addMembersStatement = statement((db) =>
     .columns(['org_id', 'group_id', 'user_id', 'display', 'created_at'])
     .expression(
       sql`select ${param('org')}::uuid, ${param('group')}::uuid, m.user_id, m.display, ${param('now')}::timestamptz
-        from ${sentMembers(sql`${param('members')}::jsonb`)} join users on users.org_id = ${param('org')}
-          and users.id = m.user_id and users.deprovisioned_at is null
-        for share of users`,
+        ${memberUsers(sql`${param('members')}::jsonb`)}`,
     )
     .onConflict(keepMemberTakingDisplay),
 );
 
 /**
  * Adds members (keepMemberTakingDisplay), but those deprovisioned since they were found to be users
- * (as membersAreUsers locks them). Returns how many rows were added or changed.
+ * (memberUsers). Returns how many rows were added or changed.
  */
 export async function addMembers(
   db: Kysely<DB>,
