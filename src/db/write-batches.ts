@@ -1,7 +1,8 @@
 // Concurrent writes of one kind to one organization share a statement. While a statement of theirs
 // is in flight, the writes that arrive wait for it, then go together: one round trip and one commit
 // for many, where the round trip and the commit cost a write more than its rows do. At rest a write
-// goes at once. Each write keeps its own outcome: a batch refused for one write's sake (a unique
+// goes at once. A write becomes its row of the statement's JSON when it is queued, so a statement's
+// size is known before it is sent. Each write keeps its own outcome: a batch refused for one write's sake (a unique
 // value, a deadlock) is written again in halves, down to single writes; one that runs past the time
 // limit is split once, so that a write stuck behind a lock holds up its neighbours for two time
 // limits at most, not one for each halving.
@@ -15,10 +16,27 @@ import type { DB } from './tables.js';
 const MAX_BATCH = 100;
 /** The weight one statement carries at most (a write heavier than this goes alone). */
 const MAX_WEIGHT = 10_000;
+/** The characters of JSON one statement carries at most (a write bigger than this goes alone). */
+const MAX_CHARS = 4 * 1024 * 1024;
 
 export interface WriteBatchesOptions<Item, Result> {
-  /** Writes items of one organization in one statement, all or none: a result per item, in order. */
-  readonly writeAll: (db: Kysely<DB>, orgId: string, items: readonly Item[]) => Promise<readonly Result[]>;
+  /** A write as its row of the batch (batchRows), without `n`, which the batch adds: its place in it. */
+  readonly row: (item: Item) => Record<string, unknown>;
+  /**
+   * Writes items of one organization in one statement, all or none: a result per item, in order.
+   * `batch` is the items' rows as a JSON array, each with its item's place in `items` as `n`.
+   */
+  readonly writeAll: (
+    db: Kysely<DB>,
+    orgId: string,
+    items: readonly Item[],
+    batch: string,
+  ) => Promise<readonly Result[]>;
+  /**
+   * The key of the rows a write locks that another statement may lock too: a batch lists its rows
+   * in the order of their keys (inLockOrder).
+   */
+  readonly lockKey?: (item: Item) => string;
   /**
    * Whether two writes must go in separate statements (they write the same rows): the later waits
    * for a statement after the earlier's, so writes of one resource keep their order.
@@ -30,6 +48,8 @@ export interface WriteBatchesOptions<Item, Result> {
 
 interface Pending<Item, Result> {
   readonly item: Item;
+  /** The item's row as JSON, without `n`. */
+  readonly row: string;
   readonly done: (result: Result) => void;
   readonly failed: (error: unknown) => void;
 }
@@ -58,8 +78,9 @@ export class WriteBatches<Item, Result> {
 
   /** Writes `item`; resolves with its result once its statement has committed. */
   async write(db: Kysely<DB>, orgId: string, item: Item): Promise<Result> {
+    const row = JSON.stringify(this.options.row(item));
     // A transaction's statements are its own: no other write may join them.
-    if (db.isTransaction) return (await this.options.writeAll(db, orgId, [item]))[0]!;
+    if (db.isTransaction) return (await this.#writeAll(db, orgId, [{ item, row }]))[0]!;
     const pool = poolOf(db);
     let byOrg = this.#queues.get(pool);
     if (!byOrg) {
@@ -72,7 +93,7 @@ export class WriteBatches<Item, Result> {
       byOrg.set(orgId, queue);
     }
     const { pending } = queue;
-    const written = new Promise<Result>((done, failed) => pending.push({ item, done, failed }));
+    const written = new Promise<Result>((done, failed) => pending.push({ item, row, done, failed }));
     if (!queue.writing) void this.#drain(db, orgId, queue, byOrg);
     return written;
   }
@@ -101,18 +122,21 @@ export class WriteBatches<Item, Result> {
   }
 
   /**
-   * The next batch: the oldest writes up to the statement's size and weight, less those that must
-   * wait for one before them.
+   * The next batch: the oldest writes up to the statement's size, weight and characters, less those
+   * that must wait for one before them.
    */
   #take(queue: Queue<Item, Result>): Pending<Item, Result>[] {
     const { apart, weight } = this.options;
     const taken: Pending<Item, Result>[] = [];
     const left: Pending<Item, Result>[] = [];
     let load = 0;
+    let chars = 0;
     let full = false;
     for (const p of queue.pending) {
       const w = weight?.(p.item) ?? 1;
-      full ||= taken.length === MAX_BATCH || (taken.length > 0 && load + w > MAX_WEIGHT);
+      full ||=
+        taken.length === MAX_BATCH ||
+        (taken.length > 0 && (load + w > MAX_WEIGHT || chars + p.row.length > MAX_CHARS));
       // A write apart from one left behind waits too: it must not overtake it.
       const blocked =
         full ||
@@ -123,10 +147,23 @@ export class WriteBatches<Item, Result> {
       } else {
         taken.push(p);
         load += w;
+        chars += p.row.length;
       }
     }
     queue.pending = left;
     return taken;
+  }
+
+  /** One statement of these writes, their rows joined into its JSON. */
+  #writeAll(
+    db: Kysely<DB>,
+    orgId: string,
+    writes: readonly Pick<Pending<Item, Result>, 'item' | 'row'>[],
+  ): Promise<readonly Result[]> {
+    const { lockKey, writeAll } = this.options;
+    const items = writes.map((w) => w.item);
+    const rows = writes.map((w) => w.row);
+    return writeAll(db, orgId, items, batchJson(rows, lockKey && items.map(lockKey)));
   }
 
   /**
@@ -141,11 +178,7 @@ export class WriteBatches<Item, Result> {
     timedOut = false,
   ): Promise<unknown> {
     try {
-      const results = await this.options.writeAll(
-        db,
-        orgId,
-        batch.map((p) => p.item),
-      );
+      const results = await this.#writeAll(db, orgId, batch);
       for (const [n, p] of batch.entries()) p.done(results[n]!);
       return undefined;
     } catch (error) {
@@ -164,6 +197,13 @@ export class WriteBatches<Item, Result> {
       return lost;
     }
   }
+}
+
+/** The rows of a batch as one JSON array, in lock order, each with its place in the batch as `n`. */
+function batchJson(rows: readonly string[], lockKeys: readonly string[] | undefined): string {
+  const order = rows.map((_, n) => n);
+  if (lockKeys) inLockOrder(order, (n) => lockKeys[n]!);
+  return `[${order.map((n) => (rows[n] === '{}' ? `{"n":${n}}` : `{"n":${n},${rows[n]!.slice(1)}`)).join(',')}]`;
 }
 
 /**

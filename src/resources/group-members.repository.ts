@@ -307,29 +307,24 @@ function sameMembers(a: MemberChangeWrite, b: MemberChangeWrite): boolean {
 const memberChanges = (removeAll: boolean) => {
   const change = changeMembersStatement(removeAll);
   return new WriteBatches<MemberChangeWrite, MemberChangeOutcome>({
-    writeAll: async (db, orgId, writes) => {
-      const batch = inLockOrder(
-        writes.map((c, n) => ({
-          n,
-          group_id: c.groupId,
-          adds: memberValues(c.adds),
-          removes: c.removes
-            .filter(isUuid)
-            .map((id) => id.toLowerCase())
-            .sort(),
-          at: c.at,
-          ...auditValues(c.audit, c.at),
-        })),
-        (row) => row.group_id,
-      );
-      const result = await change
-        .run(db, { org: orgId, batch: JSON.stringify(batch) })
-        .catch((error: unknown) => {
-          // The group, or a user to add, was deleted while the statement ran.
-          const key = writes.length === 1 ? violatedForeignKey(error) : undefined;
-          if (key) return key === MEMBER_USER_KEY ? 'invalid' : 'missing';
-          throw error;
-        });
+    row: (c) => ({
+      group_id: c.groupId,
+      adds: memberValues(c.adds),
+      removes: c.removes
+        .filter(isUuid)
+        .map((id) => id.toLowerCase())
+        .sort(),
+      at: c.at,
+      ...auditValues(c.audit, c.at),
+    }),
+    lockKey: (c) => c.groupId,
+    writeAll: async (db, orgId, writes, batch) => {
+      const result = await change.run(db, { org: orgId, batch }).catch((error: unknown) => {
+        // The group, or a user to add, was deleted while the statement ran.
+        const key = writes.length === 1 ? violatedForeignKey(error) : undefined;
+        if (key) return key === MEMBER_USER_KEY ? 'invalid' : 'missing';
+        throw error;
+      });
       if (typeof result === 'string') return [result];
       const outcomes = new Map<number, MemberChangeOutcome>(
         result.rows.map((row) => [

@@ -93,22 +93,19 @@ const insertGroupsStatement = statement((db) =>
 );
 
 const creates = new WriteBatches<NewGroup, StoredGroup | undefined>({
-  writeAll: async (db, orgId, groups) => {
-    const batch = groups.map((g, n) => ({
-      n,
-      id: g.id,
-      ...groupValues(g.attributes),
-      members: memberValues(g.members),
-      at: g.at,
-      ...auditValues(g.audit, g.at),
-    }));
-    const result = await insertGroupsStatement
-      .run(db, { org: orgId, batch: JSON.stringify(batch) })
-      .catch((error: unknown) => {
-        // A member was deleted while the statement ran: as if it had not been a user.
-        if (groups.length === 1 && violatedForeignKey(error) === MEMBER_USER_KEY) return undefined;
-        return rethrowDuplicateKey(error);
-      });
+  row: (g) => ({
+    id: g.id,
+    ...groupValues(g.attributes),
+    members: memberValues(g.members),
+    at: g.at,
+    ...auditValues(g.audit, g.at),
+  }),
+  writeAll: async (db, orgId, groups, batch) => {
+    const result = await insertGroupsStatement.run(db, { org: orgId, batch }).catch((error: unknown) => {
+      // A member was deleted while the statement ran: as if it had not been a user.
+      if (groups.length === 1 && violatedForeignKey(error) === MEMBER_USER_KEY) return undefined;
+      return rethrowDuplicateKey(error);
+    });
     if (!result) return [undefined];
     const { rows } = result;
     const written = new Map(rows.map((row) => [row.id, rowToGroup(row)]));

@@ -9,7 +9,7 @@ import { rethrowDuplicateKey } from '../db/constraints.js';
 import { isUuid } from '../db/ids.js';
 import { param, type Statement, statement } from '../db/statement.js';
 import type { DB, DeprovisioningMode, UsersTable } from '../db/tables.js';
-import { batchRows, inLockOrder, WriteBatches } from '../db/write-batches.js';
+import { batchRows, WriteBatches } from '../db/write-batches.js';
 import { countRows } from './counts.repository.js';
 import type { StoredUser, UserGroup } from './users.js';
 import type { ScimResource } from './validate.js';
@@ -112,17 +112,14 @@ const insertUsersStatement = statement((db) =>
 );
 
 const creates = new WriteBatches<NewUser, void>({
-  writeAll: async (db, orgId, users) => {
-    const batch = users.map((u, n) => ({
-      n,
-      id: u.id,
-      at: u.at,
-      ...userValues(u.attributes),
-      ...(u.audit ? auditValues(u.audit, u.at) : {}),
-    }));
-    await insertUsersStatement
-      .run(db, { org: orgId, batch: JSON.stringify(batch) })
-      .catch(rethrowDuplicateKey);
+  row: (u) => ({
+    id: u.id,
+    at: u.at,
+    ...userValues(u.attributes),
+    ...(u.audit ? auditValues(u.audit, u.at) : {}),
+  }),
+  writeAll: async (db, orgId, users, batch) => {
+    await insertUsersStatement.run(db, { org: orgId, batch }).catch(rethrowDuplicateKey);
     return users.map(() => undefined);
   },
 });
@@ -251,22 +248,17 @@ const updateUsersStatement = statement((db) =>
 );
 
 const updates = new WriteBatches<UserUpdate, StoredUser | undefined>({
-  writeAll: async (db, orgId, writes) => {
-    const batch = inLockOrder(
-      writes.map((u, n) => ({
-        n,
-        id: u.id,
-        value: u.value,
-        merge: u.merge,
-        version: u.version ?? null,
-        at: u.at,
-        ...auditValues(u.audit, u.at),
-      })),
-      (row) => row.id,
-    );
-    const { rows } = await updateUsersStatement
-      .run(db, { org: orgId, batch: JSON.stringify(batch) })
-      .catch(rethrowDuplicateKey);
+  row: (u) => ({
+    id: u.id,
+    value: u.value,
+    merge: u.merge,
+    version: u.version ?? null,
+    at: u.at,
+    ...auditValues(u.audit, u.at),
+  }),
+  lockKey: (u) => u.id,
+  writeAll: async (db, orgId, writes, batch) => {
+    const { rows } = await updateUsersStatement.run(db, { org: orgId, batch }).catch(rethrowDuplicateKey);
     const written = new Map(rows.map((row) => [row.n, row]));
     return writes.map((write, n) => {
       const row = written.get(n);
@@ -384,12 +376,10 @@ const deleteUsersStatement = statement((db) =>
 /** Removals in batches by one of these statements: whether each found its user. */
 const removals = (remove: Statement<{ id: string }>) =>
   new WriteBatches<UserRemoval, boolean>({
-    writeAll: async (db, orgId, users) => {
-      const batch = inLockOrder(
-        users.map((u, n) => ({ n, id: u.id, at: u.at, ...auditValues(u.audit, u.at) })),
-        (row) => row.id,
-      );
-      const { rows } = await remove.run(db, { org: orgId, batch: JSON.stringify(batch) });
+    row: (u) => ({ id: u.id, at: u.at, ...auditValues(u.audit, u.at) }),
+    lockKey: (u) => u.id,
+    writeAll: async (db, orgId, users, batch) => {
+      const { rows } = await remove.run(db, { org: orgId, batch });
       const removed = new Set(rows.map((row) => row.id));
       return users.map((u) => removed.has(u.id));
     },

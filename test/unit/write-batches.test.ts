@@ -19,13 +19,20 @@ function recorder(
     ms?: number;
     fail?: (writes: readonly Write[]) => unknown;
     weight?: (write: Write) => number;
+    /** The characters of a write's row besides its key. */
+    chars?: (write: Write) => number;
+    lockKey?: (write: Write) => string;
   } = {},
 ) {
   const statements: number[][] = [];
+  const batchJson: string[] = [];
   const batches = new WriteBatches<Write, string>({
     ...(options.weight ? { weight: options.weight } : {}),
-    writeAll: async (_db, orgId, writes) => {
+    ...(options.lockKey ? { lockKey: options.lockKey } : {}),
+    row: (w) => ({ key: w.key, ...(options.chars ? { pad: 'x'.repeat(options.chars(w)) } : {}) }),
+    writeAll: async (_db, orgId, writes, batch) => {
       statements.push(writes.map((w) => w.n));
+      batchJson.push(batch);
       await new Promise((r) => setTimeout(r, options.ms ?? 5));
       const failure = options.fail?.(writes);
       if (failure) throw failure;
@@ -33,7 +40,7 @@ function recorder(
     },
     apart: (a, b) => a.key === b.key,
   });
-  return { batches, statements };
+  return { batches, statements, batchJson };
 }
 
 describe('WriteBatches', () => {
@@ -164,6 +171,32 @@ describe('WriteBatches', () => {
     const db = view();
     await Promise.all(Array.from({ length: 6 }, (_, n) => batches.write(db, 'org', { key: `k${n}`, n })));
     expect(statements).toEqual([[0], [1], [2], [3, 4], [5]]);
+  });
+
+  it('carries at most 4 MiB of JSON a statement, a bigger write alone', async () => {
+    const MiB = 1024 * 1024;
+    const { batches, statements, batchJson } = recorder({
+      chars: (w) => (w.n === 2 ? 5 * MiB : 1.5 * MiB),
+    });
+    const db = view();
+    await Promise.all(Array.from({ length: 6 }, (_, n) => batches.write(db, 'org', { key: `k${n}`, n })));
+    expect(statements).toEqual([[0], [1], [2], [3, 4], [5]]);
+    expect(batchJson.every((json, n) => json.length <= 4 * MiB || statements[n]!.length === 1)).toBe(true);
+  });
+
+  it("gives a statement its writes' rows as one JSON array, in lock order, each with its place", async () => {
+    const { batches, batchJson } = recorder({ lockKey: (w) => w.key });
+    const db = view();
+    const keys = ['first', 'd', 'b', 'c', 'a'];
+    await Promise.all(keys.map((key, n) => batches.write(db, 'org', { key, n })));
+    expect(JSON.parse(batchJson[0]!)).toEqual([{ n: 0, key: 'first' }]);
+    // Writes 1 to 4 share the second statement: their places in it, listed in the order of their keys.
+    expect(JSON.parse(batchJson[1]!)).toEqual([
+      { n: 3, key: 'a' },
+      { n: 1, key: 'b' },
+      { n: 2, key: 'c' },
+      { n: 0, key: 'd' },
+    ]);
   });
 
   it('writes inside a transaction at once, alone', async () => {
