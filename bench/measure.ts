@@ -25,6 +25,8 @@ export interface Row {
   cpuMsPerRequest: number;
   /** Postgres CPU time per request, all its processes on this machine (none on PGlite). */
   dbCpuMsPerRequest: number | undefined;
+  /** The whole machine's CPU time per request: the server, Postgres, the load's client, the kernel. */
+  machineMsPerRequest: number;
   /** The users of the organization the scenario ran in, when it started (scimd's scenarios only). */
   users: number | undefined;
 }
@@ -80,6 +82,20 @@ function postgresCpuSeconds(): number {
     }
   }
   return total;
+}
+
+/**
+ * CPU seconds the whole machine has been busy so far, all its cores (user, nice, system, irq and
+ * softirq time from /proc/stat; clock ticks are 1/100 s).
+ */
+export function machineCpuSeconds(): number {
+  const [user, nice, system, , , irq, softirq] = readFileSync('/proc/stat', 'utf8')
+    .split('\n', 1)[0]!
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
+  return (user! + nice! + system! + irq! + softirq!) / 100;
 }
 
 function rssMb(pid: number): number {
@@ -159,6 +175,7 @@ export async function load(
   let peak = rssMb(pid);
   const cpuBefore = cpuSeconds(pid);
   const dbCpuBefore = postgresCpuSeconds();
+  const machineBefore = machineCpuSeconds();
   const sampler = setInterval(() => {
     peak = Math.max(peak, rssMb(pid));
   }, 100);
@@ -172,6 +189,7 @@ export async function load(
   clearInterval(sampler);
   const cpu = cpuSeconds(pid) - cpuBefore;
   const dbCpu = postgresCpuSeconds() - dbCpuBefore;
+  const machine = machineCpuSeconds() - machineBefore;
   const row: Row = {
     scenario: name,
     requestsPerSecond: Math.round(result.requests.average),
@@ -182,10 +200,11 @@ export async function load(
     peakRssMb: Math.round(peak),
     cpuMsPerRequest: perRequestMs(cpu, result.requests.total),
     dbCpuMsPerRequest: onPostgres ? perRequestMs(dbCpu, result.requests.total) : undefined,
+    machineMsPerRequest: perRequestMs(machine, result.requests.total),
     users,
   };
   console.log(
-    `${name.padEnd(52)} ${String(row.requestsPerSecond).padStart(7)} req/s${users === undefined ? '' : ` on ${users} users`}  p50 ${row.p50} ms  p99 ${row.p99} ms  errors ${row.errors}  rss ${row.peakRssMb} MB  cpu ${row.cpuMsPerRequest} ms/req${row.dbCpuMsPerRequest === undefined ? '' : `  postgres ${row.dbCpuMsPerRequest} ms/req`}`,
+    `${name.padEnd(52)} ${String(row.requestsPerSecond).padStart(7)} req/s${users === undefined ? '' : ` on ${users} users`}  p50 ${row.p50} ms  p99 ${row.p99} ms  errors ${row.errors}  rss ${row.peakRssMb} MB  cpu ${row.cpuMsPerRequest} ms/req${row.dbCpuMsPerRequest === undefined ? '' : `  postgres ${row.dbCpuMsPerRequest} ms/req`}  machine ${row.machineMsPerRequest} ms/req`,
   );
   return row;
 }

@@ -2,8 +2,11 @@
 // once and to one that takes 50 ms, the time from a change's commit to its arrival, and what an
 // endpoint costs POST /Users.
 import { fork } from 'node:child_process';
-import { load, type Row, type Server, type Setup, warmUp } from './measure.js';
-import type { Seeded } from './seed.js';
+import { randomUUID } from 'node:crypto';
+import { Agent, request } from 'undici';
+import { deliveryHeaders, generateWebhookSecret } from '../src/webhooks/signing.js';
+import { load, machineCpuSeconds, type Row, type Server, type Setup, warmUp } from './measure.js';
+import { type Seeded, userAttributes } from './seed.js';
 
 interface Arrival {
   readonly at: number;
@@ -50,6 +53,12 @@ export interface WebhookFigures {
   /** POST /Users with one subscribed endpoint, and with none, in the same process, three times in turn. */
   withEndpoint: Row[];
   withoutEndpoint: Row[];
+  /**
+   * What one bare HTTP exchange with the receiver costs the whole machine (ms of CPU): a signed
+   * delivery-sized POST from this process, kept-alive connections, nothing else. A delivery costs at
+   * least that on top of its POST.
+   */
+  bareExchangeMachineMs: number;
 }
 
 const admin = async (server: Server, token: string, method: string, path: string, body?: unknown) => {
@@ -66,6 +75,52 @@ const quantile = (values: number[], q: number) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? 0;
 };
+
+/** Exchanges a second at most: the bare HTTP exchanges are sent for this long, as fast as they go. */
+const BARE_SECONDS = 5;
+
+/**
+ * The bare HTTP exchange a delivery needs, measured apart: this process sends a user.created-sized
+ * body, signed as scimd signs it, to the receiver over as many kept-alive connections as the
+ * dispatcher uses (WEBHOOK_CONCURRENCY's default), for BARE_SECONDS; the whole machine's CPU a request.
+ */
+async function bareExchange(url: string): Promise<number> {
+  const agent = new Agent({ connections: 16 });
+  const secret = generateWebhookSecret();
+  const send = async () => {
+    const id = `whd_${randomUUID()}`;
+    const body = JSON.stringify({
+      id,
+      type: 'user.created',
+      timestamp: new Date().toISOString(),
+      data: { id: randomUUID(), ...userAttributes(1, 'bare@example.com') },
+    });
+    const answer = await request(url, {
+      method: 'POST',
+      body,
+      headers: deliveryHeaders(secret, { id, type: 'user.created' }, body),
+      dispatcher: agent,
+    });
+    await answer.body.dump();
+  };
+  try {
+    for (let n = 0; n < 2000; n++) await send(); // warm-up
+    const before = machineCpuSeconds();
+    const until = Date.now() + BARE_SECONDS * 1000;
+    let sent = 0;
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (Date.now() < until) {
+          await send();
+          sent++;
+        }
+      }),
+    );
+    return Math.round(((machineCpuSeconds() - before) * 1_000_000) / sent) / 1000;
+  } finally {
+    await agent.close();
+  }
+}
 
 /** Waits until deliveries stop arriving for 2 s; how many came, and their rate from `startedAt`. */
 async function drain(
@@ -145,6 +200,8 @@ export async function measureWebhooks(
     };
     const fast = await backlog(0, 5);
     const slow = await backlog(50, 2);
+    hooks.setDelay(0);
+    const bareExchangeMachineMs = await bareExchange(hooks.url);
     const figures: WebhookFigures = {
       fastPerSecond: fast.rate,
       slowPerSecond: slow.rate,
@@ -153,9 +210,10 @@ export async function measureWebhooks(
       latencyP99Ms: quantile(latencies, 0.99),
       withEndpoint,
       withoutEndpoint,
+      bareExchangeMachineMs,
     };
     console.log(
-      `webhooks: ${figures.fastPerSecond} deliveries/s (receiver answering at once, ${fast.count} queued), ${figures.slowPerSecond}/s (50 ms receiver, ${slow.count} queued); commit to arrival p50 ${figures.latencyP50Ms} ms, p99 ${figures.latencyP99Ms} ms`,
+      `webhooks: ${figures.fastPerSecond} deliveries/s (receiver answering at once, ${fast.count} queued), ${figures.slowPerSecond}/s (50 ms receiver, ${slow.count} queued); commit to arrival p50 ${figures.latencyP50Ms} ms, p99 ${figures.latencyP99Ms} ms; a bare HTTP exchange with the receiver ${bareExchangeMachineMs} ms of machine CPU`,
     );
     return figures;
   } finally {
