@@ -12,6 +12,25 @@ export const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
 /** A session-level advisory lock key: held while a test schema is migrated or dropped. */
 const SCHEMA_CHANGES_LOCK = 0x5c1d;
 
+/**
+ * Runs `work` while no test file's migration runs (on Postgres). Kysely's migrator introspects the
+ * tables of every schema in the database, calling functions that look each one up by name: a schema
+ * dropped or a table renamed at that moment makes another file's migration fail with "does not
+ * exist". Migrations, schema drops and a test's own renames take turns.
+ */
+export async function apartFromMigrations<T>(work: () => Promise<T>): Promise<T> {
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) return work();
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    await c.query('select pg_advisory_lock($1)', [SCHEMA_CHANGES_LOCK]);
+    return await work();
+  } finally {
+    await c.end();
+  }
+}
+
 /** `options` tune the pool and limits (DatabaseOptions); where and which database stay the helper's. */
 export async function createTestDatabase(
   options: Pick<DatabaseOptions, 'poolSize' | 'poolPerOrg' | 'poolWaitMs' | 'statementTimeoutMs'> = {},
@@ -21,25 +40,9 @@ export async function createTestDatabase(
   if (url && pgbouncer) return createPooledTestDatabase(pgbouncer, options);
   if (url) {
     const schema = `scimd_test_${randomBytes(6).toString('hex')}`;
-    // Kysely's migrator introspects the tables of every schema in the database, calling functions
-    // that look each one up by name: a test file dropping its schema at that moment makes another
-    // file's migration fail with "schema does not exist". Migrations and drops take turns.
-    const client = async () => {
+    const run = async (statement: string) => {
       const c = new pg.Client({ connectionString: url });
       await c.connect();
-      return c;
-    };
-    const exclusively = async (work: () => Promise<void>) => {
-      const c = await client();
-      try {
-        await c.query('select pg_advisory_lock($1)', [SCHEMA_CHANGES_LOCK]);
-        await work();
-      } finally {
-        await c.end();
-      }
-    };
-    const run = async (statement: string) => {
-      const c = await client();
       try {
         await c.query(statement);
       } finally {
@@ -57,14 +60,14 @@ export async function createTestDatabase(
     });
     const close = async () => {
       await database.close();
-      await exclusively(async () => {
+      await apartFromMigrations(async () => {
         await run(`drop schema ${schema} cascade`);
         // The read model's views (migrations/…_change-feed.ts) live in a schema beside it.
         await run(`drop schema if exists ${schema}_directory cascade`);
       });
     };
     try {
-      await exclusively(async () => {
+      await apartFromMigrations(async () => {
         await migrateToLatest(database.db, schema);
       });
     } catch (error) {

@@ -5,7 +5,7 @@ import supertest from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { createLogger } from '../../src/log.js';
-import { createTestDatabase } from '../helpers/database.js';
+import { apartFromMigrations, createTestDatabase } from '../helpers/database.js';
 import { ADMIN_TOKEN, PUBLIC_URL } from '../helpers/harness.js';
 
 function captureLogs() {
@@ -74,7 +74,9 @@ describe('operations', () => {
     const admin = (method: 'get' | 'post', path: string) =>
       http[method](`/admin/v1${path}`).set('Authorization', `Bearer ${ADMIN_TOKEN}`);
     // Every audit insert now fails.
-    await sql`alter table audit_events rename to audit_events_elsewhere`.execute(database.db);
+    await apartFromMigrations(() =>
+      sql`alter table audit_events rename to audit_events_elsewhere`.execute(database.db),
+    );
     try {
       const org = (await admin('post', '/orgs').send({ name: 'Unaudited' }).expect(201)).body;
       await admin('get', `/orgs/${org.id}`).expect(200);
@@ -89,7 +91,9 @@ describe('operations', () => {
       expect(text).not.toContain(token);
       expect(text).not.toContain(ADMIN_TOKEN);
     } finally {
-      await sql`alter table audit_events_elsewhere rename to audit_events`.execute(database.db);
+      await apartFromMigrations(() =>
+        sql`alter table audit_events_elsewhere rename to audit_events`.execute(database.db),
+      );
       await database.close();
     }
   });
