@@ -76,16 +76,18 @@ const quantile = (values: number[], q: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? 0;
 };
 
-/** Exchanges a second at most: the bare HTTP exchanges are sent for this long, as fast as they go. */
+/** How long the bare HTTP exchanges are sent, as fast as they go. */
 const BARE_SECONDS = 5;
+/** The connections the dispatcher sends over to one endpoint (WEBHOOK_CONCURRENCY's default). */
+const DISPATCHER_CONNECTIONS = 16;
 
 /**
  * The bare HTTP exchange a delivery needs, measured apart: this process sends a user.created-sized
  * body, signed as scimd signs it, to the receiver over as many kept-alive connections as the
- * dispatcher uses (WEBHOOK_CONCURRENCY's default), for BARE_SECONDS; the whole machine's CPU a request.
+ * dispatcher uses (DISPATCHER_CONNECTIONS), for BARE_SECONDS; the whole machine's CPU a request.
  */
 async function bareExchange(url: string): Promise<number> {
-  const agent = new Agent({ connections: 16 });
+  const agent = new Agent({ connections: DISPATCHER_CONNECTIONS });
   const secret = generateWebhookSecret();
   const send = async () => {
     const id = `whd_${randomUUID()}`;
@@ -109,7 +111,7 @@ async function bareExchange(url: string): Promise<number> {
     const until = Date.now() + BARE_SECONDS * 1000;
     let sent = 0;
     await Promise.all(
-      Array.from({ length: 16 }, async () => {
+      Array.from({ length: DISPATCHER_CONNECTIONS }, async () => {
         while (Date.now() < until) {
           await send();
           sent++;

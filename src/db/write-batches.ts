@@ -2,10 +2,10 @@
 // is in flight, the writes that arrive wait for it, then go together: one round trip and one commit
 // for many, where the round trip and the commit cost a write more than its rows do. At rest a write
 // goes at once. A write becomes its row of the statement's JSON when it is queued, so a statement's
-// size is known before it is sent. Each write keeps its own outcome: a batch refused for one write's sake (a unique
-// value, a deadlock) is written again in halves, down to single writes; one that runs past the time
-// limit is split once, so that a write stuck behind a lock holds up its neighbours for two time
-// limits at most, not one for each halving.
+// size is known before it is sent. Each write keeps its own outcome: a batch refused for one write's
+// sake (a unique value, a deadlock) is written again in halves, down to single writes; one that runs
+// past the time limit is split once, so that a write stuck behind a lock holds up its neighbours for
+// two time limits at most, not one for each halving.
 import { type Kysely, sql } from 'kysely';
 import { poolOf } from './database.js';
 import { type DatabaseFailureKind, databaseFailure } from './failures.js';
