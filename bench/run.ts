@@ -3,6 +3,7 @@
 // bench/results/latest.json). It prints; it asserts nothing.
 //
 // BENCH_USERS (100000), BENCH_DURATION seconds per scenario (8), BENCH_CONNECTIONS (10), BENCH_ROUNDS (5).
+// BENCH_WARM_UP seconds before each scenario (3), BENCH_FIRST_WARM_UP before a server process's first (10).
 // Every ratio with a target between scimd's own scenarios (the writes against POST, POST against the
 // lookup) and against the bare baselines is measured in rounds: in each, the baselines, scimd's
 // lookups, then its writes, each after its own warm-up, the writes in an order that turns with the
@@ -172,7 +173,7 @@ async function runRounds(seeded: Seeded, env: Record<string, string>, place: Pla
           req.path = `/lookup?userName=${encodeURIComponent(seeded.users[Math.floor(Math.random() * seeded.users.length)]!.userName)}`;
           return req;
         };
-        await warmUp(server.origin, seeded.token, request);
+        await warmUp(server, seeded.token, request);
         rows.push(await load(baseline.name, server, seeded.token, request));
       } finally {
         await stop(server);
@@ -189,7 +190,7 @@ async function runRounds(seeded: Seeded, env: Record<string, string>, place: Pla
           const scenario = scenarios.get(name)!;
           const [token, base] =
             scenario.org === 'seeded' ? [seeded.token, seededBase] : [seeded.scratch.token, writesBase];
-          await warmUp(server.origin, token, scenario.warmUp ?? scenario.setup);
+          await warmUp(server, token, scenario.warmUp ?? scenario.setup);
           rows.push(await load(name + suffix, server, token, scenario.setup, { base }));
         }
       } finally {
@@ -277,7 +278,7 @@ async function runReads(
     if (wanted(name)) rows.push(await load(name, server, token, setup, { base }));
   };
   try {
-    await warmUp(server.origin, token, lookup(seeded));
+    await warmUp(server, token, lookup(seeded));
     await measure(FIRST_PAGE, page(base, 'count=100'));
     // A filter no index serves, matching a seventh of the users: its exact count reads them all.
     const filtered = encodeURIComponent('title eq "Engineer 3"');
@@ -317,7 +318,7 @@ async function runReads(
     // seeded organization in the same stretch.
     const customBase = `/scim/v2/${seeded.custom.orgId}`;
     if ([STANDARD_LOOKUP, CUSTOM_USERNAME_LOOKUP, CUSTOM_LOOKUP].some(wanted)) {
-      await warmUp(server.origin, seeded.custom.token, customLookup(seeded, 'costCenter'));
+      await warmUp(server, seeded.custom.token, customLookup(seeded, 'costCenter'));
       await measure(STANDARD_LOOKUP, lookup(seeded));
       for (const [name, by] of [
         [CUSTOM_USERNAME_LOOKUP, 'userName'],
@@ -412,7 +413,7 @@ async function runExtensionIndex(
   try {
     const { rows } = await sql<{ ddl: string }>`
       select pg_get_indexdef('users_extension_values'::regclass) as ddl`.execute(database.db);
-    await warmUp(server.origin, seeded.scratch.token, post);
+    await warmUp(server, seeded.scratch.token, post);
     for (let turn = 0; turn < 3; turn++) {
       on.push(await load(`${EXTENSION_INDEX}`, server, seeded.scratch.token, post, { base }));
       await sql`drop index users_extension_values`.execute(database.db);

@@ -159,7 +159,7 @@ export async function measureWebhooks(
   const withEndpoint: Row[] = [];
   let latencies: number[] = [];
   try {
-    await warmUp(server.origin, seeded.scratch.token, post);
+    await warmUp(server, seeded.scratch.token, post);
     for (let turn = 0; turn < 3; turn++) {
       withoutEndpoint.push(
         await load('POST /Users, no webhook endpoint', server, seeded.scratch.token, post, { base: writes }),
