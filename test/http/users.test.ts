@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { validateResource } from '../../src/resources/validate.js';
 import { resourceTypes } from '../../src/schema/registry.js';
+import { groupCalls } from '../helpers/groups.js';
 import { type Harness, type Tenant, useHarness } from '../helpers/harness.js';
-import { ENTERPRISE, SCIM_JSON, USER } from '../helpers/scim.js';
+import { ENTERPRISE, GROUP, SCIM_JSON, USER } from '../helpers/scim.js';
 
 let harness: Harness;
 let t: Tenant;
@@ -159,6 +160,34 @@ describe('POST /Users answers what was stored', () => {
     const plain = (await t.post('/Users', { userName: 'stored-plain' }).expect(201)).body;
     expect(plain.active).toBe(true);
     expect((await t.get(`/Users/${plain.id}`).expect(200)).body).toEqual(plain);
+  });
+});
+
+describe('a page of users', () => {
+  it('carries each user as GET /Users/{id} shows it, groups and extensions included', async () => {
+    const g = await groupCalls(() => harness).groupTenant();
+    const user = (
+      await g
+        .post('/Users', {
+          schemas: [USER, ENTERPRISE],
+          userName: 'paged.as.read@example.com',
+          displayName: 'Zoë "Z" \\ O\'Brien',
+          [ENTERPRISE]: { department: 'R&D' },
+        })
+        .expect(201)
+    ).body;
+    for (const displayName of ['Sales "EMEA" \\ Ü \u2028', 'Alpha'])
+      await g.post('/Groups', { schemas: [GROUP], displayName, members: [{ value: user.id }] }).expect(201);
+    const read = (await g.get(`/Users/${user.id}`).expect(200)).body;
+    expect(read.groups).toHaveLength(2);
+    const byUserName = (userName: string) =>
+      `/Users?filter=${encodeURIComponent(`userName eq "${userName}"`)}`;
+    expect((await g.get(byUserName(user.userName)).expect(200)).body.Resources).toEqual([read]);
+    // One in no group, without extensions.
+    const plain = (await g.post('/Users', { userName: 'paged.plain' }).expect(201)).body;
+    expect((await g.get(byUserName('paged.plain')).expect(200)).body.Resources).toEqual([
+      (await g.get(`/Users/${plain.id}`).expect(200)).body,
+    ]);
   });
 });
 
