@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { validateResource } from '../../src/resources/validate.js';
 import { resourceTypes } from '../../src/schema/registry.js';
-import { groupCalls } from '../helpers/groups.js';
+import { createGroup, groupCalls } from '../helpers/groups.js';
 import { type Harness, type Tenant, useHarness } from '../helpers/harness.js';
-import { ENTERPRISE, GROUP, SCIM_JSON, USER } from '../helpers/scim.js';
+import { ENTERPRISE, SCIM_JSON, USER } from '../helpers/scim.js';
 
 let harness: Harness;
 let t: Tenant;
@@ -177,7 +177,7 @@ describe('a page of users', () => {
         .expect(201)
     ).body;
     for (const displayName of ['Sales "EMEA" \\ Ü \u2028', 'Alpha'])
-      await g.post('/Groups', { schemas: [GROUP], displayName, members: [{ value: user.id }] }).expect(201);
+      await createGroup(g, { displayName, members: [{ value: user.id }] });
     const read = (await g.get(`/Users/${user.id}`).expect(200)).body;
     expect(read.groups).toHaveLength(2);
     const byUserName = (userName: string) =>
