@@ -175,16 +175,29 @@ async function countUsers(origin: string, token: string, base: string): Promise<
   return ((await res.json()) as { totalResults: number }).totalResults;
 }
 
-/** `setup`'s requests from CONNECTIONS connections for DURATION seconds, and what they cost. */
-export async function load(
-  name: string,
+/** What one stretch of load did and cost. */
+interface Sample {
+  requests: number;
+  seconds: number;
+  /** Each stretch's p50 (a merged sample reports their median). */
+  p50s: number[];
+  meanMs: number;
+  p99: number;
+  errors: number;
+  peakRssMb: number;
+  cpu: number;
+  dbCpu: number;
+  machine: number;
+}
+
+/** `setup`'s requests to the server for `seconds`, and what they cost. */
+async function sample(
   server: Server,
   token: string,
   setup: Setup,
-  options: { connections?: number; base?: string; seconds?: number } = {},
-): Promise<Row> {
+  options: { connections?: number; seconds?: number },
+): Promise<Sample> {
   const pid = server.child.pid!;
-  const users = options.base === undefined ? undefined : await countUsers(server.origin, token, options.base);
   let peak = rssMb(pid);
   const cpuBefore = cpuSeconds(pid);
   const dbCpuBefore = postgresCpuSeconds();
@@ -200,24 +213,103 @@ export async function load(
     requests: [{ setupRequest: setup as never }],
   });
   clearInterval(sampler);
-  const cpu = cpuSeconds(pid) - cpuBefore;
-  const dbCpu = postgresCpuSeconds() - dbCpuBefore;
-  const machine = machineCpuSeconds() - machineBefore;
-  const row: Row = {
-    scenario: name,
-    requestsPerSecond: Math.round(result.requests.average),
-    p50: result.latency.p50,
+  return {
+    requests: result.requests.total,
+    seconds: result.duration,
+    p50s: [result.latency.p50],
     meanMs: result.latency.mean,
     p99: result.latency.p99,
     errors: result.errors + result.timeouts + result.non2xx,
-    peakRssMb: Math.round(peak),
-    cpuMsPerRequest: perRequestMs(cpu, result.requests.total),
-    dbCpuMsPerRequest: onPostgres ? perRequestMs(dbCpu, result.requests.total) : undefined,
-    machineMsPerRequest: perRequestMs(machine, result.requests.total),
+    peakRssMb: peak,
+    cpu: cpuSeconds(pid) - cpuBefore,
+    dbCpu: postgresCpuSeconds() - dbCpuBefore,
+    machine: machineCpuSeconds() - machineBefore,
+  };
+}
+
+/**
+ * Stretches of one scenario as one: their requests, time and CPU added up, the mean latency weighted
+ * by requests, the worst stretch's p99 (an upper bound of the whole's).
+ */
+function merged(samples: Sample[]): Sample {
+  const sum = (field: 'requests' | 'seconds' | 'errors' | 'cpu' | 'dbCpu' | 'machine') =>
+    samples.reduce((total, s) => total + s[field], 0);
+  const requests = sum('requests');
+  return {
+    requests,
+    seconds: sum('seconds'),
+    p50s: samples.flatMap((s) => s.p50s),
+    meanMs: samples.reduce((total, s) => total + s.meanMs * s.requests, 0) / Math.max(1, requests),
+    p99: Math.max(...samples.map((s) => s.p99)),
+    errors: sum('errors'),
+    peakRssMb: Math.max(...samples.map((s) => s.peakRssMb)),
+    cpu: sum('cpu'),
+    dbCpu: sum('dbCpu'),
+    machine: sum('machine'),
+  };
+}
+
+function middle(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) / 2)]!;
+}
+
+/** The row of a scenario's sample, printed as it is made. */
+function report(name: string, s: Sample, users: number | undefined): Row {
+  const row: Row = {
+    scenario: name,
+    requestsPerSecond: Math.round(s.requests / Math.max(s.seconds, 0.001)),
+    p50: middle(s.p50s),
+    meanMs: s.meanMs,
+    p99: s.p99,
+    errors: s.errors,
+    peakRssMb: Math.round(s.peakRssMb),
+    cpuMsPerRequest: perRequestMs(s.cpu, s.requests),
+    dbCpuMsPerRequest: onPostgres ? perRequestMs(s.dbCpu, s.requests) : undefined,
+    machineMsPerRequest: perRequestMs(s.machine, s.requests),
     users,
   };
   console.log(
     `${name.padEnd(52)} ${String(row.requestsPerSecond).padStart(7)} req/s${users === undefined ? '' : ` on ${users} users`}  p50 ${row.p50} ms  p99 ${row.p99} ms  errors ${row.errors}  rss ${row.peakRssMb} MB  cpu ${row.cpuMsPerRequest} ms/req${row.dbCpuMsPerRequest === undefined ? '' : `  postgres ${row.dbCpuMsPerRequest} ms/req`}  machine ${row.machineMsPerRequest} ms/req`,
   );
   return row;
+}
+
+/** `setup`'s requests from CONNECTIONS connections for DURATION seconds, and what they cost. */
+export async function load(
+  name: string,
+  server: Server,
+  token: string,
+  setup: Setup,
+  options: { connections?: number; base?: string; seconds?: number } = {},
+): Promise<Row> {
+  const users = options.base === undefined ? undefined : await countUsers(server.origin, token, options.base);
+  return report(name, await sample(server, token, setup, options), users);
+}
+
+/** A scenario measured beside others (loadInTurns). */
+export interface Contender {
+  readonly name: string;
+  readonly server: Server;
+  readonly token: string;
+  readonly setup: Setup;
+  /** The SCIM base of the organization it runs in, whose users the row reports. */
+  readonly base?: string;
+}
+
+/**
+ * Scenarios whose rates are compared, on servers running side by side, measured in `turns` turns of
+ * DURATION / turns seconds each, in an order that reverses every turn: a slow stretch of a shared
+ * machine then weighs on every side of their ratios alike, not on whichever ran in it.
+ */
+export async function loadInTurns(contenders: readonly Contender[], turns: number): Promise<Row[]> {
+  const samples = new Map<Contender, Sample[]>(contenders.map((c) => [c, []]));
+  const users = new Map<Contender, number | undefined>();
+  for (const c of contenders)
+    users.set(c, c.base === undefined ? undefined : await countUsers(c.server.origin, c.token, c.base));
+  for (let turn = 0; turn < turns; turn++) {
+    for (const c of turn % 2 === 0 ? contenders : [...contenders].reverse())
+      samples.get(c)!.push(await sample(c.server, c.token, c.setup, { seconds: DURATION / turns }));
+  }
+  return contenders.map((c) => report(c.name, merged(samples.get(c)!), users.get(c)));
 }

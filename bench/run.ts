@@ -32,7 +32,18 @@ import {
   setFeedTriggers,
   writeFeedChanges,
 } from './feed.js';
-import { CONNECTIONS, DURATION, load, type Row, start, stop, warmUp } from './measure.js';
+import {
+  CONNECTIONS,
+  type Contender,
+  DURATION,
+  load,
+  loadInTurns,
+  type Row,
+  type Setup,
+  start,
+  stop,
+  warmUp,
+} from './measure.js';
 import {
   addMemberName,
   CREATE,
@@ -51,6 +62,8 @@ import { measureWebhooks, type WebhookFigures } from './webhooks.js';
 
 const USERS = Number(process.env.BENCH_USERS ?? 100_000);
 const ROUNDS = Math.max(1, Math.floor(Number(process.env.BENCH_ROUNDS ?? 5)) || 5);
+/** The turns a round's lookups are measured in, side by side (runLookups). */
+const TURNS = Math.max(1, Math.floor(Number(process.env.BENCH_TURNS ?? 4)) || 4);
 /** Users in no group, for the member adds: more than a scenario adds at 3,000 req/s. */
 const SPARE = 30_000;
 /** Users seeded in the writes organization for DELETE to remove (restored after each round). */
@@ -162,23 +175,7 @@ async function runRounds(seeded: Seeded, env: Record<string, string>, place: Pla
   const writesBase = `/scim/v2/${seeded.scratch.orgId}`;
   for (let round = 0; round < ROUNDS; round++) {
     console.log(`round ${round + 1} of ${ROUNDS}: baselines, then scimd's lookups, then its writes`);
-    const rows: Row[] = [];
-    for (const baseline of BASELINES.filter((b) => wanted(b.name))) {
-      const server = await start(['--import', 'tsx', 'bench/baseline-server.ts'], {
-        ...env,
-        BASELINE_PREPARED: baseline.prepared,
-      });
-      try {
-        const request = (req: { path: string }) => {
-          req.path = `/lookup?userName=${encodeURIComponent(seeded.users[Math.floor(Math.random() * seeded.users.length)]!.userName)}`;
-          return req;
-        };
-        await warmUp(server, seeded.token, request);
-        rows.push(await load(baseline.name, server, seeded.token, request));
-      } finally {
-        await stop(server);
-      }
-    }
+    const rows: Row[] = await runLookups(seeded, env, place, round);
     const scenarios = new Map(roundScenarios(seeded, USERS).map((s) => [s.name, s]));
     const turn = round % ROUND_WRITES.length;
     const writes = [...ROUND_WRITES.slice(turn), ...ROUND_WRITES.slice(0, turn)].filter(wanted);
@@ -209,19 +206,6 @@ async function runRounds(seeded: Seeded, env: Record<string, string>, place: Pla
         await withDatabase(place, (db) => setFeedTriggers(db, true));
       }
     };
-    // The lookup without sync activity recorded, in a process of its own.
-    const activityOff = () =>
-      run(
-        [LOOKUP].filter((name) => wanted(name + ACTIVITY_OFF)),
-        ACTIVITY_OFF,
-        { SYNC_ACTIVITY: 'false' },
-      );
-    // The lookups first, right after the baselines and before any write of the round (writes leave
-    // work behind them that slows what follows): with sync activity recorded and without, in an
-    // order that turns with the round. Then the writes, with the same writes with the feed's triggers
-    // off before them in one round and after them in the next.
-    const lookups = [() => run([LOOKUP].filter(wanted)), activityOff];
-    for (const measure of round % 2 === 0 ? lookups : lookups.reverse()) await measure();
     if (round % 2 === 0) await feedOff();
     await run(writes);
     if (round % 2 === 1) await feedOff();
@@ -229,6 +213,71 @@ async function runRounds(seeded: Seeded, env: Record<string, string>, place: Pla
     rounds.push(rows);
   }
   return rounds;
+}
+
+/** A server of the lookups' measurement: what it runs and what it is asked. */
+interface LookupSpec {
+  readonly name: string;
+  readonly command: string[];
+  readonly env: Record<string, string>;
+  readonly setup: Setup;
+  readonly base?: string;
+}
+
+/**
+ * A round's lookups, before any of its writes (writes leave work behind them that slows what
+ * follows): the bare baselines', scimd's, and scimd's without sync activity recorded
+ * (SYNC_ACTIVITY=false), in an order that turns with the round. On Postgres their servers run side by
+ * side and are measured in turns (measure.ts loadInTurns); PGlite serves one process at a time, so
+ * there each runs alone, one after the other.
+ */
+async function runLookups(seeded: Seeded, env: Record<string, string>, place: Place, round: number) {
+  const baselineLookup: Setup = (req) => {
+    req.path = `/lookup?userName=${encodeURIComponent(seeded.users[Math.floor(Math.random() * seeded.users.length)]!.userName)}`;
+    return req;
+  };
+  const base = `/scim/v2/${seeded.orgId}`;
+  const specs: LookupSpec[] = [
+    ...BASELINES.map((b) => ({
+      name: b.name,
+      command: ['--import', 'tsx', 'bench/baseline-server.ts'],
+      env: { ...env, BASELINE_PREPARED: b.prepared },
+      setup: baselineLookup,
+    })),
+    { name: LOOKUP, command: [SCIMD], env, setup: lookup(seeded), base },
+    {
+      name: LOOKUP + ACTIVITY_OFF,
+      command: [SCIMD],
+      env: { ...env, SYNC_ACTIVITY: 'false' },
+      setup: lookup(seeded),
+      base,
+    },
+  ].filter((spec) => wanted(spec.name));
+  if (round % 2 === 1) specs.reverse();
+  if (!place.databaseUrl) {
+    const rows: Row[] = [];
+    for (const spec of specs) {
+      const server = await start(spec.command, spec.env);
+      try {
+        await warmUp(server, seeded.token, spec.setup);
+        rows.push(await load(spec.name, server, seeded.token, spec.setup, { base: spec.base }));
+      } finally {
+        await stop(server);
+      }
+    }
+    return rows;
+  }
+  const contenders: Contender[] = [];
+  try {
+    for (const spec of specs) {
+      const server = await start(spec.command, spec.env);
+      contenders.push({ ...spec, server, token: seeded.token });
+    }
+    for (const c of contenders) await warmUp(c.server, c.token, c.setup);
+    return await loadInTurns(contenders, TURNS);
+  } finally {
+    await Promise.all(contenders.map((c) => stop(c.server)));
+  }
 }
 
 /** An import the way Okta runs one: one client, startIndex pages of 100 until totalResults. */

@@ -27,7 +27,7 @@ export const DELETE_USER = 'DELETE /Users/{id} (deactivate)';
 export const CREATE_GROUP = 'POST /Groups';
 export const addMemberName = (members: number) => `PATCH add 1 member, ${members}-member group`;
 
-/** The scenarios measured in every round with the lookup, in one scimd process. */
+/** The writes measured in every round, in one scimd process (the lookup runs beside its baselines). */
 export function roundScenarios(seeded: Seeded, bigGroupSize: number): Scenario[] {
   const base = `/scim/v2/${seeded.orgId}`;
   const writes = `/scim/v2/${seeded.scratch.orgId}`;
@@ -47,7 +47,6 @@ export function roundScenarios(seeded: Seeded, bigGroupSize: number): Scenario[]
   let groupIndex = 0;
   let doomedIndex = 0;
   return [
-    { name: LOOKUP, org: 'seeded', setup: lookup(seeded) },
     { name: CREATE, org: 'writes', setup: creator(writes) },
     {
       name: PATCH_USER,
