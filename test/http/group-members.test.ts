@@ -313,6 +313,119 @@ describe('User.groups', () => {
   });
 });
 
+/**
+ * Users of the organization whose row's group ids, those of groups that exist, differ from their
+ * membership rows (none, ever).
+ */
+async function groupsOutOfStep(orgId: string): Promise<unknown[]> {
+  const { rows } = await sql<{ id: string; carried: string[]; members: string[] }>`
+    select u.id,
+      array(select g.id from groups g where g.org_id = u.org_id and g.id = any(u.group_ids) order by g.id)::text[] as carried,
+      array(select gm.group_id from group_members gm where gm.org_id = u.org_id and gm.user_id = u.id order by gm.group_id)::text[] as members
+    from users u where u.org_id = ${orgId}`.execute(harness.database.db);
+  return rows.filter((r) => r.carried.join() !== r.members.join());
+}
+
+describe("a user's groups, by the ids its row carries", () => {
+  const displays = async (id: string) =>
+    ((await t.get(`/Users/${id}`).expect(200)).body.groups ?? []).map((g: { display: string }) => g.display);
+
+  it('lists them by displayName, whatever the order they were joined in', async () => {
+    const u = await createUser(t);
+    const prefix = unique('Ordered');
+    for (const name of ['c', 'a', 'b'])
+      await createGroup(t, { displayName: `${prefix} ${name}`, members: [{ value: u }] });
+    expect(await displays(u)).toEqual(['a', 'b', 'c'].map((n) => `${prefix} ${n}`));
+    const listed = (await t.get(`/Users?filter=${encodeURIComponent(`id eq "${u}"`)}`).expect(200)).body
+      .Resources[0];
+    expect(listed.groups.map((g: { display: string }) => g.display)).toEqual(await displays(u));
+  });
+
+  it('follow a group replacing its members, and a group deleted', async () => {
+    const [kept, dropped, added] = await createUsers(t, 3);
+    const g = await createGroup(t, {
+      displayName: unique('Replaced'),
+      members: [{ value: kept }, { value: dropped }],
+    });
+    const other = await createGroup(t, { displayName: unique('Stays'), members: [{ value: kept }] });
+    await t
+      .put(`/Groups/${g.id}`, {
+        schemas: [GROUP],
+        displayName: g.displayName,
+        members: [{ value: kept }, { value: added }],
+      })
+      .expect(200);
+    expect(await displays(kept)).toEqual([g.displayName, other.displayName].sort());
+    expect(await displays(dropped)).toEqual([]);
+    expect(await displays(added)).toEqual([g.displayName]);
+    // Neither renaming nor deleting a group rewrites its members' rows, whatever its size.
+    const version = async (id: string) =>
+      (
+        await sql<{ v: string }>`select xmin::text as v from users where id = ${id}`.execute(
+          harness.database.db,
+        )
+      ).rows[0]!.v;
+    const before = await version(kept);
+    await t
+      .patch(`/Groups/${g.id}`, patchOp({ op: 'replace', path: 'displayName', value: `${g.displayName} b` }))
+      .expect(204);
+    expect(await displays(kept)).toEqual([`${g.displayName} b`, other.displayName].sort());
+    await t.delete(`/Groups/${g.id}`).expect(204);
+    expect(await version(kept)).toBe(before);
+    expect(await displays(kept)).toEqual([other.displayName]);
+    expect(await displays(added)).toEqual([]);
+    expect(await groupsOutOfStep(t.orgId)).toEqual([]);
+    // The deleted group's id stays in its members' rows until their next change of groups.
+    const carried = async (id: string) =>
+      (
+        await sql<{ ids: string[] }>`select group_ids::text[] as ids from users where id = ${id}`.execute(
+          harness.database.db,
+        )
+      ).rows[0]!.ids;
+    expect(await carried(added)).toEqual([g.id]);
+    const next = await createGroup(t, { displayName: unique('Next'), members: [{ value: added }] });
+    expect(await carried(added)).toEqual([next.id]);
+    expect(await displays(added)).toEqual([next.displayName]);
+  });
+
+  // PGlite serves one connection: the writes below run one after another there.
+  it('stay in step with memberships under concurrent writes of the same users to many groups', async () => {
+    const users = await createUsers(t, 4);
+    const groups = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => createGroup(t, { displayName: unique(`Crowd ${i}`) })),
+    );
+    const members = users.map((value) => ({ value }));
+    const writes = groups.flatMap((g, i) => [
+      t.patch(`/Groups/${g.id}`, patchOp({ op: 'add', path: 'members', value: members })),
+      i % 2 === 0
+        ? t.patch(`/Groups/${g.id}`, patchOp({ op: 'remove', path: `members[value eq "${users[0]}"]` }))
+        : t.patch(
+            `/Groups/${g.id}`,
+            patchOp({ op: 'replace', path: 'displayName', value: `${g.displayName} renamed` }),
+          ),
+    ]);
+    writes.push(t.post('/Groups', { schemas: [GROUP], displayName: unique('Crowd new'), members }));
+    const statuses = (await Promise.all(writes)).map((res) => res.status);
+    // Then creates and adds of the same users at once, the two kinds in statements of their own.
+    for (let round = 0; round < 4; round++) {
+      const more = await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          i % 2 === 0
+            ? t.post('/Groups', { schemas: [GROUP], displayName: unique('Crowd more'), members })
+            : t.patch(`/Groups/${groups[i]!.id}`, patchOp({ op: 'add', path: 'members', value: members })),
+        ),
+      );
+      statuses.push(...more.map((res) => res.status));
+    }
+    expect(
+      statuses.every((s) => s === 204 || s === 201),
+      statuses.join(' '),
+    ).toBe(true);
+    expect(await groupsOutOfStep(t.orgId)).toEqual([]);
+    for (const u of users.slice(1)) expect((await displays(u)).length).toBe(9 + 4 * 4);
+  });
+});
+
 // PGlite serves one connection: nothing there runs beside an open transaction.
 describe.skipIf(!onPostgres)('concurrent member changes of one group', () => {
   const shardOf = async (db: Kysely<DB>) =>
