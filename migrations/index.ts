@@ -16,7 +16,6 @@ import * as syncActivity from './2026-12-01T00-00_sync-activity.js';
 import * as console from './2026-12-02T00-00_console.js';
 import * as usersHotUpdates from './2026-12-03T00-00_users-hot-updates.js';
 import * as deprovisionedUsersLeaveGroups from './2026-12-04T00-00_deprovisioned-users-leave-groups.js';
-import * as usersCarryTheirGroups from './2026-12-05T00-00_users-carry-their-groups.js';
 
 // Every migration, by name; Kysely runs them in name order. Add new files here.
 export const migrations: Record<string, Migration> = {
@@ -37,5 +36,4 @@ export const migrations: Record<string, Migration> = {
   '2026-12-02T00-00_console': console,
   '2026-12-03T00-00_users-hot-updates': usersHotUpdates,
   '2026-12-04T00-00_deprovisioned-users-leave-groups': deprovisionedUsersLeaveGroups,
-  '2026-12-05T00-00_users-carry-their-groups': usersCarryTheirGroups,
 };

@@ -61,11 +61,6 @@ export interface UsersTable {
   updated_at: Timestamp;
   /** Set when a DELETE deprovisioned the user in `deactivate` or `anonymize` mode. */
   deprovisioned_at: NullableTimestamp;
-  /**
-   * The ids of the user's groups, kept by triggers on memberships; may still hold ids of groups
-   * deleted since (reads join them to the groups that exist).
-   */
-  group_ids: ColumnType<string[], never, never>;
 }
 
 export interface GroupsTable {

@@ -44,14 +44,13 @@ export function memberValues(members: readonly NewMember[]): { user_id: string; 
 
 /**
  * `from` the members in the list that are users of the organization (`org`) not deprovisioned, rows
- * `m` joined to `users`. The users are locked as for an update (the trigger that keeps each user's
- * groups rewrites their rows): a deprovisioning of one of them waits for the write (and then takes the
- * new member row away), or the write for it (and then finds the user gone); two writes adding the same
- * user wait for each other rather than both holding it and each waiting on the other.
+ * `m` joined to `users`. The users are locked for share, which an update of them waits for: a
+ * deprovisioning of one of them waits for the write (and then takes the new member row away), or the
+ * write for it (and then finds the user gone).
  */
 function memberUsers(list: Expression<unknown>) {
   return sql`from ${sentMembers(list)} join users on users.org_id = ${param('org')}
-    and users.id = m.user_id and users.deprovisioned_at is null for no key update of users`;
+    and users.id = m.user_id and users.deprovisioned_at is null for share of users`;
 }
 
 /** Whether every member in the list is a user of the organization (`org`) that is not deprovisioned. */

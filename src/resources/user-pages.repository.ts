@@ -91,11 +91,7 @@ function matchingUsers(db: Kysely<DB>, query: ListQuery) {
  */
 export function userPageStatement(query: ListQuery, groups = false): Statement<PagedUserRow> {
   return listStatement<PagedUserRow>('users', groups ? 'page with groups' : 'page', query, (db) => {
-    const paged = pageRows(
-      matchingUsers(db, query).select([...visible, ...(groups ? (['org_id', 'group_ids'] as const) : [])]),
-      'users',
-      query,
-    );
+    const paged = pageRows(matchingUsers(db, query).select([...visible, 'org_id']), 'users', query);
     const columns = groups ? [dataAsText, groupsOfUser] : [dataAsText];
     const kept = ['id', 'created_at', 'updated_at'];
     return decoratePage(db, paged, 'users', query, kept, columns) as Compilable<PagedUserRow>;

@@ -34,15 +34,15 @@ function rowToUser(row: UserRow): StoredUser {
 export const USER_NAME_INDEX = 'users_org_user_name_ci';
 
 /**
- * The user's groups as one JSON array: the groups whose ids the user's row carries (kept by triggers
- * on memberships), read by their primary keys, so a user and its groups come back in one round trip,
- * in a lookup and in a page of a hundred alike, without reading memberships.
+ * The user's memberships as one JSON array, a correlated subquery on the membership index, so a
+ * user and its groups come back in one round trip, in a lookup and in a page of a hundred alike.
  */
 export const groupsOfUser = sql<UserGroup[]>`(
   select coalesce(
     json_agg(json_build_object('groupId', g.id, 'displayName', g.display_name) order by g.display_name, g.id),
     '[]'::json)
-  from groups as g where g.org_id = users.org_id and g.id = any(users.group_ids))`.as('groups');
+  from group_members as gm join groups as g on g.org_id = gm.org_id and g.id = gm.group_id
+  where gm.org_id = users.org_id and gm.user_id = users.id)`.as('groups');
 
 export const visible = ['id', 'data', 'created_at', 'updated_at'] as const;
 /** The row's version: the transaction that wrote it, which every write changes. */
@@ -230,7 +230,6 @@ const updateUsersStatement = statement((db) =>
           'users.created_at',
           'users.updated_at',
           'users.org_id',
-          'users.group_ids',
           'batch.n',
           'batch.merge',
         ]),
