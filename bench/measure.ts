@@ -249,17 +249,16 @@ function merged(samples: Sample[]): Sample {
   };
 }
 
-function middle(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor((sorted.length - 1) / 2)]!;
-}
+/** The middle value; of an even count, the lower of the two middle ones. */
+export const median = (values: readonly number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!;
 
 /** The row of a scenario's sample, printed as it is made. */
 function report(name: string, s: Sample, users: number | undefined): Row {
   const row: Row = {
     scenario: name,
     requestsPerSecond: Math.round(s.requests / Math.max(s.seconds, 0.001)),
-    p50: middle(s.p50s),
+    p50: median(s.p50s),
     meanMs: s.meanMs,
     p99: s.p99,
     errors: s.errors,

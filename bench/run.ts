@@ -38,6 +38,7 @@ import {
   DURATION,
   load,
   loadInTurns,
+  median,
   type Row,
   type Setup,
   start,
@@ -167,24 +168,23 @@ async function main(): Promise<void> {
 }
 
 /**
- * The scenarios with targets against each other, ROUNDS times: the baselines, then scimd's lookups,
- * then its writes, each server alone on the machine (PGlite serves one process), so that a slow
- * stretch of a shared machine weighs on one round, not on one side of a ratio. Each round starts from
- * the seeded data.
+ * The scenarios with targets against each other, ROUNDS times: the baselines and scimd's lookups
+ * side by side (runLookups), then its writes in one process, so that a slow stretch of a shared
+ * machine weighs on one round, not on one side of a ratio. Each round starts from the seeded data.
  */
 async function runRounds(seeded: Seeded, env: Record<string, string>, place: Place): Promise<Row[][]> {
   const rounds: Row[][] = [];
   const seededBase = `/scim/v2/${seeded.orgId}`;
   const writesBase = `/scim/v2/${seeded.scratch.orgId}`;
   for (let round = 0; round < ROUNDS; round++) {
-    console.log(`round ${round + 1} of ${ROUNDS}: baselines, then scimd's lookups, then its writes`);
+    console.log(`round ${round + 1} of ${ROUNDS}: baselines and scimd's lookups, then its writes`);
     const rows: Row[] = await runLookups(seeded, env, place, round);
     const scenarios = new Map(roundScenarios(seeded, USERS).map((s) => [s.name, s]));
     const turn = round % ROUND_WRITES.length;
     const writes = [...ROUND_WRITES.slice(turn), ...ROUND_WRITES.slice(0, turn)].filter(wanted);
-    const run = async (names: string[], suffix = '', extraEnv: Record<string, string> = {}) => {
+    const run = async (names: string[], suffix = '') => {
       if (names.length === 0) return;
-      const server = await start([SCIMD], { ...env, ...extraEnv });
+      const server = await start([SCIMD], env);
       try {
         for (const name of names) {
           const scenario = scenarios.get(name)!;
@@ -508,10 +508,6 @@ function recordingMicroseconds(): number {
   }
   return median(runs);
 }
-
-/** The middle value; of an even count, the lower of the two middle ones. */
-const median = (values: readonly number[]) =>
-  [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!;
 
 function printAndSave(
   rounds: Row[][],
