@@ -717,12 +717,17 @@ function webhookLines(
   // that POST keeps busy, its rate can be at most this share of the rate without.
   const post = median(webhooks.withoutEndpoint.map((r) => r.machineMsPerRequest));
   const exchange = webhooks.bareExchangeMachineMs;
+  // What a delivery adds, and how much of that the receiver spends: a receiver elsewhere would not.
+  const withPost = median(webhooks.withEndpoint.map((r) => r.machineMsPerRequest));
+  const receiver = median(webhooks.receiverMsPerPost);
+  const round3 = (ms: number) => Math.round(ms * 1000) / 1000;
   return [
     `webhook deliveries/s, receiver answering at once: ${webhooks.fastPerSecond} (${webhooks.backlog.fast} queued)   target >= 500${judge(webhooks.fastPerSecond, (v) => v >= 500)}`,
     `  webhook deliveries/s, receiver taking 50 ms: ${webhooks.slowPerSecond} (${webhooks.backlog.slow} queued)   reported`,
     `  webhook commit to arrival, under POST load: p50 ${webhooks.latencyP50Ms} ms, p99 ${webhooks.latencyP99Ms} ms   reported`,
     `  POST /Users, one webhook endpoint / none (median of turns): ${ratio.toFixed(2)} (turns: ${turns.join(', ')})   target >= 0.85${judge(ratio, (v) => v >= 0.85)}`,
     `  the most that ratio can be here: a POST ${post} ms of machine CPU, a bare HTTP exchange with the receiver ${exchange} ms: ${(post / (post + exchange)).toFixed(2)}   reported`,
+    `  a delivery's machine CPU beyond its POST: ${round3(withPost - post)} ms (the receiver's ${round3(receiver)}); with the receiver on another host, the ratio would be ${(post / (withPost - receiver)).toFixed(2)}   reported`,
   ].join('\n');
 }
 

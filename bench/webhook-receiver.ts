@@ -1,6 +1,6 @@
 // The bench's webhook receiver, in a process of its own (as a receiver runs beside, not inside, the
 // client that loads scimd): answers 200 after the delay its parent sets, and tells its parent when
-// each delivery arrived and when its change happened, in batches over IPC.
+// each delivery arrived and when its change happened, in batches over IPC, and its CPU time when asked.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -20,8 +20,12 @@ const server = createServer((req, res) => {
   });
 });
 
-process.on('message', (message: { delayMs?: number }) => {
+process.on('message', (message: { delayMs?: number; cpu?: true }) => {
   if (message.delayMs !== undefined) delayMs = message.delayMs;
+  if (message.cpu) {
+    const { user, system } = process.cpuUsage();
+    process.send!({ cpuMs: (user + system) / 1000 });
+  }
 });
 setInterval(() => {
   if (pending.length === 0) return;

@@ -5,7 +5,7 @@ import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'undici';
 import { deliveryHeaders, generateWebhookSecret } from '../src/webhooks/signing.js';
-import { load, machineCpuSeconds, type Row, type Server, type Setup, warmUp } from './measure.js';
+import { DURATION, load, machineCpuSeconds, type Row, type Server, type Setup, warmUp } from './measure.js';
 import { type Seeded, userAttributes } from './seed.js';
 
 interface Arrival {
@@ -34,6 +34,17 @@ async function receiver() {
     setDelay: (ms: number) => {
       child.send({ delayMs: ms });
     },
+    /** The receiver's CPU time so far (user and system), in ms. */
+    cpuMs: () =>
+      new Promise<number>((resolve) => {
+        const answer = (message: { cpuMs?: number }) => {
+          if (message.cpuMs === undefined) return;
+          child.off('message', answer);
+          resolve(message.cpuMs);
+        };
+        child.on('message', answer);
+        child.send({ cpu: true });
+      }),
     close: () =>
       new Promise<void>((resolve) => {
         child.once('exit', () => resolve());
@@ -53,6 +64,8 @@ export interface WebhookFigures {
   /** POST /Users with one subscribed endpoint, and with none, in the same process, three times in turn. */
   withEndpoint: Row[];
   withoutEndpoint: Row[];
+  /** In each turn with an endpoint, the receiver's CPU time a POST (ms): what another host would spend. */
+  receiverMsPerPost: number[];
   /**
    * What one bare HTTP exchange with the receiver costs the whole machine (ms of CPU): a signed
    * delivery-sized POST from this process, kept-alive connections, nothing else. A delivery costs at
@@ -157,6 +170,7 @@ export async function measureWebhooks(
   const writes = `/scim/v2/${seeded.scratch.orgId}`;
   const withoutEndpoint: Row[] = [];
   const withEndpoint: Row[] = [];
+  const receiverMsPerPost: number[] = [];
   let latencies: number[] = [];
   try {
     await warmUp(server, seeded.scratch.token, post);
@@ -170,9 +184,12 @@ export async function measureWebhooks(
         orgId: seeded.scratch.orgId,
       });
       const from = hooks.arrivals.length;
+      const receiverBefore = await hooks.cpuMs();
       withEndpoint.push(
         await load('POST /Users, one webhook endpoint', server, seeded.scratch.token, post, { base: writes }),
       );
+      const posts = withEndpoint.at(-1)!.requestsPerSecond * DURATION;
+      receiverMsPerPost.push(((await hooks.cpuMs()) - receiverBefore) / Math.max(1, posts));
       // Every delivery of the load arrives before the next turn.
       const expected = withEndpoint.at(-1)!.requestsPerSecond * 0.9;
       const deadline = Date.now() + 60_000;
@@ -212,6 +229,7 @@ export async function measureWebhooks(
       latencyP99Ms: quantile(latencies, 0.99),
       withEndpoint,
       withoutEndpoint,
+      receiverMsPerPost,
       bareExchangeMachineMs,
     };
     console.log(
