@@ -45,7 +45,8 @@ export interface Request {
 /** Fills in each request autocannon sends (autocannon's setupRequest). */
 export type Setup = (req: Request) => Request;
 
-const perRequestMs = (seconds: number, requests: number) =>
+/** CPU seconds spread over requests, in ms a request to the microsecond. */
+export const perRequestMs = (seconds: number, requests: number) =>
   Math.round((seconds * 1000 * 1000) / Math.max(1, requests)) / 1000;
 
 function freePort(): Promise<number> {

@@ -727,7 +727,7 @@ function webhookLines(
     `  webhook commit to arrival, under POST load: p50 ${webhooks.latencyP50Ms} ms, p99 ${webhooks.latencyP99Ms} ms   reported`,
     `  POST /Users, one webhook endpoint / none (median of turns): ${ratio.toFixed(2)} (turns: ${turns.join(', ')})   target >= 0.85${judge(ratio, (v) => v >= 0.85)}`,
     `  the most that ratio can be here: a POST ${post} ms of machine CPU, a bare HTTP exchange with the receiver ${exchange} ms: ${(post / (post + exchange)).toFixed(2)}   reported`,
-    `  a delivery's machine CPU beyond its POST: ${round3(withPost - post)} ms (the receiver's ${round3(receiver)}); with the receiver on another host, the ratio would be ${(post / (withPost - receiver)).toFixed(2)}   reported`,
+    `  a delivery's machine CPU beyond its POST: ${round3(withPost - post)} ms (the receiver's ${receiver}); with the receiver on another host, the ratio would be ${(post / (withPost - receiver)).toFixed(2)}   reported`,
   ].join('\n');
 }
 

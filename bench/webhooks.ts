@@ -5,7 +5,16 @@ import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'undici';
 import { deliveryHeaders, generateWebhookSecret } from '../src/webhooks/signing.js';
-import { DURATION, load, machineCpuSeconds, type Row, type Server, type Setup, warmUp } from './measure.js';
+import {
+  DURATION,
+  load,
+  machineCpuSeconds,
+  perRequestMs,
+  type Row,
+  type Server,
+  type Setup,
+  warmUp,
+} from './measure.js';
 import { type Seeded, userAttributes } from './seed.js';
 
 interface Arrival {
@@ -131,7 +140,7 @@ async function bareExchange(url: string): Promise<number> {
         }
       }),
     );
-    return Math.round(((machineCpuSeconds() - before) * 1_000_000) / sent) / 1000;
+    return perRequestMs(machineCpuSeconds() - before, sent);
   } finally {
     await agent.close();
   }
@@ -189,7 +198,7 @@ export async function measureWebhooks(
         await load('POST /Users, one webhook endpoint', server, seeded.scratch.token, post, { base: writes }),
       );
       const posts = withEndpoint.at(-1)!.requestsPerSecond * DURATION;
-      receiverMsPerPost.push(((await hooks.cpuMs()) - receiverBefore) / Math.max(1, posts));
+      receiverMsPerPost.push(perRequestMs(((await hooks.cpuMs()) - receiverBefore) / 1000, posts));
       // Every delivery of the load arrives before the next turn.
       const expected = withEndpoint.at(-1)!.requestsPerSecond * 0.9;
       const deadline = Date.now() + 60_000;
