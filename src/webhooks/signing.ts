@@ -51,7 +51,21 @@ export interface VerifyOptions {
 }
 
 export type Verification =
-  | { readonly ok: true; readonly deliveryId: string; readonly event: string; readonly timestamp: number }
+  | {
+      readonly ok: true;
+      /** The delivery id, from the signed body (the same on every retry: dedupe by it). */
+      readonly deliveryId: string;
+      /** The change type, from the signed body. */
+      readonly event: string;
+      readonly timestamp: number;
+      /** The delivery as signed: `{id, type, timestamp, data}`. */
+      readonly delivery: {
+        readonly id: string;
+        readonly type: string;
+        readonly timestamp: string;
+        readonly data: unknown;
+      };
+    }
   | { readonly ok: false; readonly reason: string };
 
 type Headers = Record<string, string | string[] | undefined> | { get(name: string): string | null };
@@ -68,6 +82,8 @@ function header(headers: Headers, name: string): string | undefined {
 /**
  * Checks a delivery as received: the signature over the raw body (compared in constant time) and a
  * timestamp within the tolerance. `rawBody` must be the bytes as received, before any JSON parsing.
+ * What it returns comes from the signed body only: the X-Scimd-Delivery-Id and X-Scimd-Event headers
+ * are not signed, so a delivery whose headers disagree with its body is refused.
  */
 export function verifyWebhook(
   rawBody: string | Buffer,
@@ -77,8 +93,7 @@ export function verifyWebhook(
 ): Verification {
   const signature = header(headers, 'x-scimd-signature');
   const stamp = header(headers, 'x-scimd-timestamp');
-  const deliveryId = header(headers, 'x-scimd-delivery-id');
-  if (!signature || !stamp || !deliveryId) return { ok: false, reason: 'missing signature headers' };
+  if (!signature || !stamp) return { ok: false, reason: 'missing signature headers' };
   if (!/^\d{1,12}$/.test(stamp)) return { ok: false, reason: 'malformed timestamp' };
   const timestamp = Number(stamp);
   const now = options.now ?? Math.floor(Date.now() / 1000);
@@ -93,5 +108,29 @@ export function verifyWebhook(
   if (expected.length !== received.length || !timingSafeEqual(expected, received)) {
     return { ok: false, reason: 'signature mismatch' };
   }
-  return { ok: true, deliveryId, event: header(headers, 'x-scimd-event') ?? '', timestamp };
+  const delivery = signedDelivery(body);
+  if (!delivery) return { ok: false, reason: 'the body is not a scimd delivery' };
+  const claimedId = header(headers, 'x-scimd-delivery-id');
+  const claimedEvent = header(headers, 'x-scimd-event');
+  if (
+    (claimedId !== undefined && claimedId !== delivery.id) ||
+    (claimedEvent !== undefined && claimedEvent !== delivery.type)
+  ) {
+    return { ok: false, reason: 'the delivery headers disagree with the signed body' };
+  }
+  return { ok: true, deliveryId: delivery.id, event: delivery.type, timestamp, delivery };
+}
+
+/** The body's `{id, type, timestamp, data}`, when it is one. */
+function signedDelivery(body: Buffer): Extract<Verification, { ok: true }>['delivery'] | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null) return undefined;
+  const { id, type, timestamp, data } = parsed as Record<string, unknown>;
+  if (typeof id !== 'string' || typeof type !== 'string' || typeof timestamp !== 'string') return undefined;
+  return { id, type, timestamp, data };
 }
