@@ -51,7 +51,11 @@ export async function serve(
   });
   await changes.start();
   const box = new SecretBox(config.secretKey ?? admin.token);
-  const dispatcher = new WebhookDispatcher(database.db, changes, box, { ...config.webhooks, logger });
+  const dispatcher = new WebhookDispatcher(database.db, changes, box, {
+    ...config.webhooks,
+    logger,
+    listen: database.listen,
+  });
   dispatcher.start();
   const activity = new SyncActivity(database.db, { logger, enabled: config.syncActivity });
   activity.start();

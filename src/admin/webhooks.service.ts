@@ -9,7 +9,7 @@ import { isUuid } from '../db/ids.js';
 import type { DB } from '../db/tables.js';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../db/text.js';
 import { refusedUrl } from '../webhooks/address.js';
-import type { WebhookDispatcher } from '../webhooks/dispatcher.js';
+import { announceEndpointChange, type WebhookDispatcher } from '../webhooks/dispatcher.js';
 import type { SecretBox } from '../webhooks/secret-box.js';
 import { generateWebhookSecret } from '../webhooks/signing.js';
 import * as repo from '../webhooks/webhooks.repository.js';
@@ -21,7 +21,9 @@ export interface WebhookDeps {
   readonly box: SecretBox;
   readonly allowPrivate: boolean;
   /** Sends pings; absent where no dispatcher runs. */
-  readonly dispatcher?: Pick<WebhookDispatcher, 'ping' | 'endpointsChanged'> | undefined;
+  readonly dispatcher?:
+    | Pick<WebhookDispatcher, 'ping' | 'endpointsChanged' | 'endpointChanged' | 'holder'>
+    | undefined;
 }
 
 const events = z
@@ -114,37 +116,59 @@ export async function showEndpoint(deps: WebhookDeps, id: string) {
 }
 
 /**
+ * Changes an endpoint and announces it; once this returns, nothing read before the change is sent by
+ * this process, and other processes stop as soon as they hear of it (their leases end with it).
+ */
+async function changeEndpoint(
+  deps: WebhookDeps,
+  id: string,
+  change: Parameters<typeof repo.updateEndpoint>[2],
+): Promise<repo.StoredEndpoint> {
+  const announced = repo.changesSending(change);
+  const endpoint = await deps.db.transaction().execute(async (trx) => {
+    const updated = await repo.updateEndpoint(trx, id, change, new Date());
+    if (updated && announced) await announceEndpointChange(trx, id, deps.dispatcher);
+    return updated;
+  });
+  if (!endpoint) throw notFound(`Webhook ${id} not found`);
+  if (announced) await deps.dispatcher?.endpointChanged(id);
+  return endpoint;
+}
+
+/**
  * Changes url, events, description, or `active`: false stops sending (nothing is lost); true resumes
  * where it stopped, an endpoint disabled by scimd included.
  */
 export async function updateEndpoint(deps: WebhookDeps, id: string, body: unknown) {
   const input = parseBody(updateBody, body);
   if (input.url !== undefined) checkUrl(input.url, deps.allowPrivate);
-  const endpoint = await repo.updateEndpoint(
-    deps.db,
-    id,
-    {
-      ...(input.url !== undefined ? { url: input.url } : {}),
-      ...(input.events !== undefined ? { events: input.events } : {}),
-      ...(input.description !== undefined ? { description: input.description } : {}),
-      ...(input.active !== undefined ? { state: input.active ? 'active' : 'inactive' } : {}),
-    },
-    new Date(),
-  );
-  if (!endpoint) throw notFound(`Webhook ${id} not found`);
+  const endpoint = await changeEndpoint(deps, id, {
+    ...(input.url !== undefined ? { url: input.url } : {}),
+    ...(input.events !== undefined ? { events: input.events } : {}),
+    ...(input.description !== undefined ? { description: input.description } : {}),
+    ...(input.active !== undefined ? { state: input.active ? 'active' : 'inactive' } : {}),
+  });
   if (input.active) deps.dispatcher?.endpointsChanged();
   return renderEndpoint(endpoint);
 }
 
 export async function deleteEndpoint(deps: WebhookDeps, id: string): Promise<void> {
-  if (!(await repo.deleteEndpoint(deps.db, id))) throw notFound(`Webhook ${id} not found`);
+  const deleted = await deps.db.transaction().execute(async (trx) => {
+    const found = await repo.deleteEndpoint(trx, id);
+    if (found) await announceEndpointChange(trx, id, deps.dispatcher);
+    return found;
+  });
+  if (!deleted) throw notFound(`Webhook ${id} not found`);
+  await deps.dispatcher?.endpointChanged(id);
 }
 
-/** A new secret, shown here only; deliveries are signed with it from now on, the old one no longer. */
+/**
+ * A new secret, shown here only. Once this returns, this process signs with it alone; other
+ * processes stop signing with the old one as soon as they hear of the change.
+ */
 export async function rotateSecret(deps: WebhookDeps, id: string) {
   const secret = generateWebhookSecret();
-  const endpoint = await repo.updateEndpoint(deps.db, id, { secretBox: deps.box.seal(secret) }, new Date());
-  if (!endpoint) throw notFound(`Webhook ${id} not found`);
+  const endpoint = await changeEndpoint(deps, id, { secretBox: deps.box.seal(secret) });
   return { ...renderEndpoint(endpoint), secret };
 }
 

@@ -4,11 +4,11 @@
 // checks. The process that made the change also forgets them itself, at once, before it answers.
 import type { Kysely } from 'kysely';
 import type { Database, Listening } from '../db/database.js';
+import { notifyChannel } from '../db/notify.js';
 import type { DB } from '../db/tables.js';
 import type { Logger } from '../log.js';
 import type { TokenChecks } from './scim-auth.js';
 import { TOKEN_CACHE_TTL_MS } from './token-cache.js';
-import { notifyChannel } from './tokens.repository.js';
 
 const AUTH_CHANGES_CHANNEL = 'scimd_auth_changes';
 

@@ -1,5 +1,5 @@
-// SQL for SCIM tokens: what the admin API creates, lists and changes, what authentication looks up
-// and records, and the announcement of a change to other processes (auth-changes.ts).
+// SQL for SCIM tokens: what the admin API creates, lists and changes, and what authentication looks
+// up and records.
 import { type Kysely, type Selectable, sql } from 'kysely';
 import { isUuid } from '../db/ids.js';
 import { param, statement } from '../db/statement.js';
@@ -180,13 +180,4 @@ export async function writeTokenUse(
   at: { used: Date | null; succeeded: Date | null },
 ): Promise<void> {
   await writeUse.run(db, { org: orgId, id: tokenId, ...at });
-}
-
-const notify = statement((db) =>
-  db.selectNoFrom(sql`pg_notify(${param('channel')}, ${param('payload')})`.as('sent')),
-);
-
-/** Sends `payload` on a Postgres channel when the transaction of `db` commits (at once outside one). */
-export async function notifyChannel(db: Kysely<DB>, channel: string, payload: string): Promise<void> {
-  await notify.run(db, { channel, payload });
 }

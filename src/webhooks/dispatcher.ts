@@ -2,12 +2,16 @@
 // other process holds, turns each one's new changes into deliveries, and sends what is due in waves of
 // up to `concurrency` requests, never two of one resource at once or out of order. A delivery stays
 // pending until the receiver answers 2xx: across restarts, crashes and processes (a lease lapses in
-// `leaseMs` when its process ends, and another takes the endpoint over), nothing is lost.
+// `leaseMs` when its process ends, and another takes the endpoint over), nothing is lost. A change to
+// an endpoint's URL, secret, events or state stops what was read before it: this process's requests
+// for it are cut off before the change is answered, other processes' when they hear of it.
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { ChangeFeed } from '../changes/change-feed.js';
 import { type ChangeType, changeJson, type StoredChange } from '../changes/changes.js';
 import { numberChanges, readChanges } from '../changes/changes.repository.js';
+import type { Listening } from '../db/database.js';
+import { notifyChannel } from '../db/notify.js';
 import type { DB } from '../db/tables.js';
 import type { Logger } from '../log.js';
 import type { SecretBox } from './secret-box.js';
@@ -24,6 +28,31 @@ export interface DispatcherOptions {
   readonly retryDelaysMs: readonly number[];
   readonly allowPrivate: boolean;
   readonly logger?: Logger;
+  /** Database.listen, where this process can LISTEN: other processes' endpoint changes. */
+  readonly listen?:
+    | ((channel: string, onMessage: (payload: string) => void, onGap: () => void) => Listening)
+    | undefined;
+}
+
+/** The channel a change to an endpoint is announced on: `<announcing dispatcher>:<endpoint id>`. */
+const ENDPOINT_CHANGES_CHANNEL = 'scimd_webhook_endpoints';
+
+/**
+ * Inside the transaction that changes an endpoint's URL, secret, events or state, or deletes it:
+ * other processes hear of it on commit. `from` is this process's dispatcher, which hears it first.
+ */
+export function announceEndpointChange(
+  trx: Kysely<DB>,
+  id: string,
+  from: Pick<WebhookDispatcher, 'holder'> | undefined,
+): Promise<void> {
+  return notifyChannel(trx, ENDPOINT_CHANGES_CHANNEL, `${from?.holder ?? ''}:${id}`);
+}
+
+/** An endpoint this process is sending to: what stops its requests, and those in flight. */
+interface Serving {
+  readonly stop: AbortController;
+  readonly inFlight: Set<Promise<unknown>>;
 }
 
 /** How often a dispatcher with nothing to do looks again (retries coming due, other processes' changes). */
@@ -46,7 +75,8 @@ async function inTurns<T>(jobs: readonly (() => Promise<T>)[], limit: number): P
 }
 
 export class WebhookDispatcher {
-  private readonly holder = `${process.pid}-${randomBytes(6).toString('hex')}`;
+  /** This process, as the endpoints' leases and its announcements name it. */
+  readonly holder = `${process.pid}-${randomBytes(6).toString('hex')}`;
   private readonly sender: Sender;
   private readonly leaseMs: number;
   /** When this process renews its leases next. */
@@ -60,6 +90,11 @@ export class WebhookDispatcher {
   private unsubscribe: (() => void) | undefined;
   /** The last turn found no endpoint to serve: new changes need no turn, only new endpoints do. */
   private noEndpoints = false;
+  private readonly serving = new Map<string, Serving>();
+  /** Counts endpoint changes heard of; each changed endpoint keeps the count of its last change. */
+  private heard = 0;
+  private readonly changedAt = new Map<string, number>();
+  private listening: Listening | undefined;
 
   constructor(
     private readonly db: Kysely<DB>,
@@ -81,6 +116,16 @@ export class WebhookDispatcher {
       if (last > this.newest) this.newest = last;
       if (!this.noEndpoints) this.wake?.();
     });
+    // Without a listener, another process's change still ends this one's lease: its wave is not
+    // recorded, and the next reads the endpoint anew.
+    this.listening = this.options.listen?.(
+      ENDPOINT_CHANGES_CHANNEL,
+      (payload) => {
+        const at = payload.indexOf(':');
+        if (payload.slice(0, at) !== this.holder) void this.endpointChanged(payload.slice(at + 1));
+      },
+      () => {},
+    );
     this.running = this.loop();
   }
 
@@ -93,10 +138,24 @@ export class WebhookDispatcher {
     this.wake?.();
   }
 
+  /**
+   * An endpoint's URL, secret, events or state changed, or it was deleted: nothing read before the
+   * change is sent from now on. Requests in flight to it are cut off, and this resolves once they
+   * have ended.
+   */
+  async endpointChanged(id: string): Promise<void> {
+    this.changedAt.set(id, ++this.heard);
+    const serving = this.serving.get(id);
+    if (!serving) return;
+    serving.stop.abort();
+    await Promise.allSettled(serving.inFlight);
+  }
+
   /** Finishes the requests in flight, lets go of its endpoints, and stops. */
   async stop(): Promise<void> {
     this.stopped = true;
     this.unsubscribe?.();
+    await this.listening?.stop();
     this.wake?.();
     await this.running;
     await repo.releaseEndpoints(this.db, this.holder).catch(() => {});
@@ -127,6 +186,8 @@ export class WebhookDispatcher {
 
   /** One pass over this process's endpoints; true when there may be more to send at once. */
   private async turn(): Promise<boolean> {
+    // Changes heard of after this count may postdate what is read next.
+    const readAt = this.heard;
     let endpoints = await repo.endpointsToServe(this.db, this.holder);
     this.noEndpoints = endpoints.length === 0;
     if (this.noEndpoints) {
@@ -138,8 +199,26 @@ export class WebhookDispatcher {
       this.renewAt = Date.now() + this.leaseMs / 3;
     }
     const last = await this.lastPosition();
-    const busy = await Promise.all(endpoints.map((endpoint) => this.serve(endpoint, last)));
+    const busy = await Promise.all(
+      endpoints.map((endpoint) => this.serveUntilChanged(endpoint, last, readAt)),
+    );
     return busy.some(Boolean);
+  }
+
+  /** Serves an endpoint as read, until it changes: then its wave is dropped, and the next turn reads it anew. */
+  private async serveUntilChanged(
+    endpoint: repo.ServedEndpoint,
+    last: bigint,
+    readAt: number,
+  ): Promise<boolean> {
+    const serving: Serving = { stop: new AbortController(), inFlight: new Set() };
+    this.serving.set(endpoint.id, serving);
+    if ((this.changedAt.get(endpoint.id) ?? 0) > readAt) return true;
+    try {
+      return await this.serve(endpoint, last, serving);
+    } finally {
+      this.serving.delete(endpoint.id);
+    }
   }
 
   /**
@@ -156,7 +235,7 @@ export class WebhookDispatcher {
     return this.newest;
   }
 
-  private async serve(endpoint: repo.ServedEndpoint, last: bigint): Promise<boolean> {
+  private async serve(endpoint: repo.ServedEndpoint, last: bigint, serving: Serving): Promise<boolean> {
     const secret = this.box.open(endpoint.secretBox);
     if (secret === undefined) {
       await repo.disableEndpoint(
@@ -208,10 +287,12 @@ export class WebhookDispatcher {
         blocked.add(change.resourceId);
       }
       const jobs = [
-        ...due.map((d) => () => this.attempt(endpoint, secret, d.position, d.attempts, d.change)),
-        ...sending.map((c) => () => this.attempt(endpoint, secret, BigInt(c.cursor), 0, c)),
+        ...due.map((d) => () => this.attempt(endpoint, secret, d.position, d.attempts, d.change, serving)),
+        ...sending.map((c) => () => this.attempt(endpoint, secret, BigInt(c.cursor), 0, c, serving)),
       ];
       const results = await inTurns(jobs, this.options.concurrency);
+      // The endpoint changed: what was sent is sent again as it now says.
+      if (serving.stop.signal.aborted) return true;
       const retried = results.slice(0, due.length);
       const sent = results.slice(due.length);
       // A full read stops at its last change; a short one has seen the feed up to `last`.
@@ -260,7 +341,10 @@ export class WebhookDispatcher {
     position: bigint,
     attempts: number,
     change: StoredChange | undefined,
+    serving: Serving,
   ): Promise<repo.Attempt & { disableBecause?: string }> {
+    if (serving.stop.signal.aborted)
+      return { position, outcome: 'retry', status: null, latencyMs: 0, error: null, retryInMs: 0 };
     if (!change) {
       return {
         position,
@@ -272,11 +356,15 @@ export class WebhookDispatcher {
     }
     const id = deliveryId(endpoint.id, change.id);
     const body = deliveryBody(id, change);
-    const sent = await this.sender.send(
+    const sending = this.sender.send(
       endpoint.url,
       body,
       deliveryHeaders(secret, { id, type: change.type }, body),
+      serving.stop.signal,
     );
+    serving.inFlight.add(sending);
+    const sent = await sending;
+    serving.inFlight.delete(sending);
     const base = { position, status: sent.status ?? null, latencyMs: sent.latencyMs };
     if (sent.status !== undefined && sent.status >= 200 && sent.status < 300) {
       return { ...base, outcome: 'delivered', error: null };

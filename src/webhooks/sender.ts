@@ -41,13 +41,25 @@ export class Sender {
     });
   }
 
-  async send(url: string, body: string, headers: Record<string, string>): Promise<Sent> {
+  /** `signal` cuts the request off (its endpoint changed): it then fails as `aborted`. */
+  async send(
+    url: string,
+    body: string,
+    headers: Record<string, string>,
+    signal?: AbortSignal,
+  ): Promise<Sent> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     const refused = refusedUrl(url, this.options.allowPrivate);
     if (refused) return { latencyMs: 0, error: `the URL ${refused}` };
     try {
-      const answer = await request(url, { method: 'POST', body, headers, dispatcher: this.agent });
+      const answer = await request(url, {
+        method: 'POST',
+        body,
+        headers,
+        dispatcher: this.agent,
+        ...(signal ? { signal } : {}),
+      });
       // The status is the answer; a body cut short does not change it.
       await answer.body.dump({ limit: MAX_ANSWER_BYTES }).catch(() => {});
       const retryAfterMs = retryAfter(answer.headers['retry-after']);

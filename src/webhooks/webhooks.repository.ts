@@ -82,6 +82,21 @@ export async function findEndpoint(db: Kysely<DB>, id: string): Promise<StoredEn
   return row && toEndpoint(row);
 }
 
+/** Whether a change to an endpoint changes what is sent, where, or whether. */
+export function changesSending(change: {
+  url?: string;
+  events?: string[];
+  state?: EndpointState;
+  secretBox?: Buffer;
+}) {
+  return (
+    change.url !== undefined ||
+    change.events !== undefined ||
+    change.state !== undefined ||
+    change.secretBox !== undefined
+  );
+}
+
 export async function updateEndpoint(
   db: Kysely<DB>,
   id: string,
@@ -103,6 +118,9 @@ export async function updateEndpoint(
       ...(change.description !== undefined ? { description: change.description } : {}),
       ...(change.state !== undefined ? { state: change.state, disabled_reason: null } : {}),
       ...(change.secretBox !== undefined ? { secret_box: change.secretBox } : {}),
+      // What a wave in flight read no longer holds: its holder's lease ends, so that the wave is not
+      // recorded and the next one reads the endpoint anew.
+      ...(changesSending(change) ? { leased_by: null, leased_until: null } : {}),
       updated_at: now,
     })
     .where('id', '=', id)

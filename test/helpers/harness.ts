@@ -75,6 +75,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         retryDelaysMs: [50, 100, 200],
         allowPrivate: true,
         logger,
+        listen: database.listen,
         ...options.webhooks,
       })
     : undefined;

@@ -15,12 +15,17 @@ interface Received {
 interface Answer {
   readonly status: number;
   readonly delayMs?: number;
+  /** Answers once this settles (after delayMs, if both are given). */
+  readonly until?: Promise<unknown>;
   readonly headers?: Record<string, string>;
 }
 
 export interface Receiver {
   readonly url: string;
+  /** Requests answered, in the order they were answered. */
   readonly received: Received[];
+  /** Requests whose body has arrived, in the order they arrived, answered or not. */
+  readonly arrived: Received[];
   /** How each request is answered (200 at once unless set). */
   answer: (request: Received) => Answer;
   /** The most requests it had in flight at once. */
@@ -32,11 +37,13 @@ export interface Receiver {
 
 export async function startReceiver(): Promise<Receiver> {
   const received: Received[] = [];
+  const arrived: Received[] = [];
   let inFlight = 0;
   let maxInFlight = 0;
   const receiver: Receiver = {
     url: '',
     received,
+    arrived,
     answer: () => ({ status: 200 }),
     maxInFlight: () => maxInFlight,
     async waitFor(predicate, timeoutMs = 15_000) {
@@ -65,8 +72,10 @@ export async function startReceiver(): Promise<Receiver> {
         body = undefined;
       }
       const request: Received = { rawBody, headers: req.headers, startedAt: Date.now(), endedAt: 0, body };
+      arrived.push(request);
       const answer = receiver.answer(request);
-      setTimeout(() => {
+      setTimeout(async () => {
+        await answer.until;
         request.endedAt = Date.now();
         received.push(request);
         inFlight--;

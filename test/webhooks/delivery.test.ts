@@ -132,6 +132,62 @@ describe('webhook deliveries', () => {
     expect(deliveries[0]).toMatchObject({ state: 'delivered', attempts: 3, lastStatus: 204 });
   });
 
+  describe('after a change to the endpoint returns', () => {
+    /** Holds every request at the receiver until released; resolves once `n` are held. */
+    function hold(target: Receiver) {
+      let release = () => {};
+      const gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      target.answer = () => ({ status: 200, until: gate });
+      return { release: () => release() };
+    }
+    const CONCURRENCY = 8; // the harness's dispatcher
+    /** 30 users, sent in one wave once the endpoint is active again: CONCURRENCY of them in flight. */
+    async function createWhileInactive(id: string, tenant: Tenant, prefix: string) {
+      await harness.admin('patch', `/webhooks/${id}`).send({ active: false }).expect(200);
+      for (let n = 0; n < 30; n++) await tenant.post('/Users', user(`${prefix}${n}@example.com`)).expect(201);
+      await harness.admin('patch', `/webhooks/${id}`).send({ active: true }).expect(200);
+    }
+
+    it('nothing is signed with the old secret: requests in flight are cut off, the rest re-signed', async () => {
+      const { t, receiver, id, secret } = await setUp(['user.created']);
+      const gate = hold(receiver);
+      await createWhileInactive(id, t, 'rotated');
+      await receiver.waitFor(() => receiver.arrived.length === CONCURRENCY);
+      const rotated = await harness.admin('post', `/webhooks/${id}/rotate-secret`).send({}).expect(200);
+      const heldBefore = receiver.arrived.length;
+      gate.release();
+      const verifiesWith = (key: string) => (r: (typeof receiver.arrived)[number]) =>
+        verifyWebhook(r.rawBody, r.headers, key).ok;
+      await receiver.waitFor(
+        () =>
+          new Set(receiver.arrived.filter(verifiesWith(rotated.body.secret)).map((r) => r.body.id)).size ===
+          30,
+      );
+      expect(heldBefore).toBe(CONCURRENCY);
+      expect(receiver.arrived.slice(0, heldBefore).every(verifiesWith(secret))).toBe(true);
+      // Every request that arrived after the rotation answered is signed with the new secret.
+      expect(receiver.arrived.slice(heldBefore).filter(verifiesWith(secret))).toEqual([]);
+    });
+
+    it('nothing more goes to the old URL', async () => {
+      const { t, receiver: old, id } = await setUp(['user.created']);
+      const gate = hold(old);
+      const next = await startReceiver();
+      try {
+        await createWhileInactive(id, t, 'moved');
+        await old.waitFor(() => old.arrived.length === CONCURRENCY);
+        await harness.admin('patch', `/webhooks/${id}`).send({ url: next.url }).expect(200);
+        gate.release();
+        await next.waitFor(() => new Set(next.arrived.map((r) => r.body.id)).size === 30);
+        expect(old.arrived).toHaveLength(CONCURRENCY);
+      } finally {
+        await next.close();
+      }
+    });
+  });
+
   it('keep each resource in order while different resources go in parallel', async () => {
     const { t, receiver } = await setUp();
     receiver.answer = () => ({ status: 200, delayMs: 5 + Math.floor(Math.random() * 40) });
