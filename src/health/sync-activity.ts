@@ -6,8 +6,9 @@
 import type { Kysely } from 'kysely';
 import { isUuid } from '../db/ids.js';
 import type { DB } from '../db/tables.js';
+import { loggedPath } from '../http/logged-path.js';
 import type { Logger } from '../log.js';
-import { loggedPath, type Outcome, redactedDetail } from './scim-operation.js';
+import type { Outcome } from './scim-operation.js';
 import { type CountRow, type FailureRow, insertActivity } from './sync-activity.repository.js';
 
 /** How often a process writes what it has aggregated. */
@@ -29,6 +30,7 @@ export interface AnsweredRequest {
   readonly path: string;
   readonly status: number;
   readonly scimType?: string | undefined;
+  /** What scimd answered, without the client's values (scim-operation.ts redactedDetail). */
   readonly detail?: string | undefined;
   readonly requestId: string;
   readonly at: Date;
@@ -80,7 +82,7 @@ export class SyncActivity {
       path: loggedPath(request.path),
       status: request.status,
       scimType: request.scimType ?? null,
-      detail: redactedDetail(request.detail ?? ''),
+      detail: request.detail ?? '',
       requestId: request.requestId,
     });
   }

@@ -87,6 +87,35 @@ export function findSchema(registry: Registry, urn: string): SchemaDef | undefin
   return schemasByLowerId(registry).get(urn.toLowerCase());
 }
 
+/**
+ * Every name the registry gives, lower-cased: schema URNs, resource types and their endpoints,
+ * attributes and sub-attributes, bare and qualified (`emails.value`, `urn:…:costCenter`). What a
+ * request names from here is no value of the client's.
+ */
+export const namesOf = derivedOnce((registry: Registry): ReadonlySet<string> => {
+  const names = new Set<string>();
+  const add = (prefix: string, attributes: readonly AttributeDef[]) => {
+    for (const attr of attributes) {
+      for (const name of [attr.name, `${prefix}${attr.name}`]) names.add(name.toLowerCase());
+      for (const sub of attr.subAttributes ?? []) {
+        names.add(sub.name.toLowerCase());
+        names.add(`${attr.name}.${sub.name}`.toLowerCase());
+        names.add(`${prefix}${attr.name}.${sub.name}`.toLowerCase());
+      }
+    }
+  };
+  add('', commonAttributes);
+  for (const type of Object.values(registry.types)) {
+    names.add(type.id.toLowerCase());
+    names.add(type.endpoint.slice(1).toLowerCase());
+  }
+  for (const schema of registry.schemas) {
+    names.add(schema.id.toLowerCase());
+    add(`${schema.id}:`, schema.attributes);
+  }
+  return names;
+});
+
 /** A resource type of the registry by its id, case-insensitively. */
 export function findResourceType(registry: Registry, id: string): ResourceTypeDef | undefined {
   return Object.values(registry.types).find((t) => t.id.toLowerCase() === id.toLowerCase());

@@ -9,11 +9,12 @@ import type { AuditEntry, AuditWriter } from '../audit/audit.js';
 import { writeEntry } from '../audit/audited-write.js';
 import { recordTokenUse } from '../auth/scim-auth.js';
 import type { ChangeFeed } from '../changes/change-feed.js';
-import { outcomeOf, scimOperationOf } from '../health/scim-operation.js';
+import { outcomeOf, redactedDetail, scimOperationOf } from '../health/scim-operation.js';
 import type { SyncActivity } from '../health/sync-activity.js';
 import { UnauthorizedError } from '../http/scim-errors.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/metrics.js';
+import { namesOf, standardRegistry } from '../schema/registry.js';
 import type { ScimState } from './state.js';
 
 export interface AfterAnswerDeps {
@@ -53,7 +54,14 @@ export function recordAfterAnswer({
       path: ctx.path,
       status: ctx.status,
       scimType: failure?.scimType,
-      detail: failure?.message,
+      detail:
+        failure &&
+        redactedDetail(failure.message, {
+          path: ctx.path,
+          query: ctx.query,
+          body: ctx.request.body,
+          names: namesOf(state.registry ?? standardRegistry),
+        }),
       requestId: state.requestId,
       at: new Date(),
     });

@@ -119,6 +119,36 @@ describe('sync health', () => {
     expect(filterFailure.detail).toContain('"…"');
   });
 
+  it('keeps no unquoted value of a filter or a path, nor a path that is an address', async () => {
+    const t = await harness.tenant();
+    const id = (await t.post('/Users', user('grace@ok.example')).expect(201)).body.id;
+    await t.get(`/Users?${filterQuery('emails[value eq alice@corp.example].x pr')}`).expect(400);
+    await t.get(`/Users?${filterQuery('active eq 5550123')}`).expect(400);
+    await t.get('/Users/carol@corp.example').expect(404);
+    await t.get('/dave@corp.example/Users').expect(404);
+    await t
+      .patch(
+        `/Users/${id}`,
+        patchOp({ op: 'replace', path: 'emails[value eq erin@corp.example].x', value: 'y' }),
+      )
+      .expect(400);
+    await t
+      .patch(`/Users/${id}`, patchOp({ op: 'replace', path: 'frank@corp.example', value: 'y' }))
+      .expect(400);
+    await t.get(`/Users?sortBy=${encodeURIComponent('gina@corp.example')}`).expect(400);
+
+    const h = await health(t.orgId);
+    expect(h.recentFailures).toHaveLength(7);
+    const text = JSON.stringify(h.recentFailures);
+    for (const value of ['corp.example', 'alice', 'carol', 'dave', 'erin', 'frank', 'gina', '5550123'])
+      expect(text).not.toContain(value);
+    expect(h.recentFailures.map((f: Json) => f.path)).toEqual(
+      expect.arrayContaining(['/Users/…', '/…/…', `/Users/${id}`]),
+    );
+    // The detail still says what was wrong, with the names of the schema.
+    expect(h.recentFailures.map((f: Json) => f.detail).join('\n')).toMatch(/active is a boolean/);
+  });
+
   it('shows credential trouble for an expired or revoked token, naming the token and what to do', async () => {
     const org = await harness.createOrg({ name: 'Credentials' });
     const expiring = await harness.admin('post', `/orgs/${org.id}/tokens`).send({ name: 'old' }).expect(201);
