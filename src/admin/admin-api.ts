@@ -7,8 +7,9 @@ import { changeOrgAuth } from '../auth/auth-changes.js';
 import { bearerToken, secretMatcher } from '../auth/bearer.js';
 import type { TokenChecks } from '../auth/scim-auth.js';
 import type { ChangeFeed } from '../changes/change-feed.js';
-import { databaseFailure, failureFields } from '../db/failures.js';
+import { databaseFailure, failureFields, isUnstorableTextError } from '../db/failures.js';
 import type { DB } from '../db/tables.js';
+import { UNSTORABLE_TEXT_MESSAGE } from '../db/text.js';
 import type { SyncActivity } from '../health/sync-activity.js';
 import { orgHealth } from '../health/sync-health.service.js';
 import { BODY_LIMIT, BODY_METHODS, jsonBodyReader } from '../http/request-body.js';
@@ -255,6 +256,8 @@ function adminErrorOf(
   requestId: string,
 ): AdminError {
   if (error instanceof AdminError) return error;
+  if (isUnstorableTextError(error))
+    return new AdminError(400, 'invalid_request', `A value ${UNSTORABLE_TEXT_MESSAGE}`);
   const failure = databaseFailure(error);
   if (failure) {
     metrics.databaseFailure(failure.kind);

@@ -6,7 +6,7 @@ import { listAudit } from '../audit/audit.repository.js';
 import { generateSecret, hashSecret, secretPrefix } from '../auth/secrets.js';
 import * as tokensRepo from '../auth/tokens.repository.js';
 import type { DB, TokenScope } from '../db/tables.js';
-import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../db/text.js';
+import { isStorableText, UNSTORABLE_TEXT_MESSAGE, unstorableAt } from '../db/text.js';
 import { AdminError, invalidRequest, notFound } from './admin-errors.js';
 import * as orgsRepo from './orgs.repository.js';
 
@@ -46,7 +46,15 @@ const createTokenBody = z.strictObject({
   expiresAt: z.iso.datetime({ offset: true }).optional(),
 });
 
+/** Refuses a body or query with text Postgres cannot store, wherever it is, naming where. */
+export function refuseUnstorable(body: unknown): void {
+  const at = unstorableAt(body);
+  if (at !== undefined)
+    throw invalidRequest(at ? `${at}: ${UNSTORABLE_TEXT_MESSAGE}` : UNSTORABLE_TEXT_MESSAGE);
+}
+
 export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
+  refuseUnstorable(body);
   const result = schema.safeParse(body ?? {});
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;

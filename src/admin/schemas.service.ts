@@ -11,6 +11,7 @@ import {
 } from '../schema/custom-schemas.js';
 import * as repo from '../schema/org-schemas.repository.js';
 import type { AttributeDef } from '../schema/types.js';
+import { refuseUnstorable } from './admin.service.js';
 import { AdminError, invalidRequest, notFound } from './admin-errors.js';
 import * as orgsRepo from './orgs.repository.js';
 
@@ -63,6 +64,7 @@ export async function putSchema(
   body: unknown,
 ): Promise<{ schema: SchemaView; created: boolean }> {
   await existingOrg(db, orgId);
+  refuseUnstorable(body);
   let schema: CustomSchema;
   try {
     schema = parseCustomSchema(urn, body);

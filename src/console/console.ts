@@ -5,7 +5,8 @@ import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { AdminError } from '../admin/admin-errors.js';
 import { type AuditEntry, resourceTypeOf } from '../audit/audit.js';
-import { databaseFailure, failureFields } from '../db/failures.js';
+import { databaseFailure, failureFields, isUnstorableTextError } from '../db/failures.js';
+import { UNSTORABLE_TEXT_MESSAGE } from '../db/text.js';
 import { assetServer } from './assets.js';
 import type { Audited, ConsoleDeps, ConsoleState, RecordAction } from './console-deps.js';
 import { registerOperatorRoutes } from './operator.routes.js';
@@ -115,6 +116,8 @@ function consoleErrorOf(
   requestId: string,
 ): { status: number; message: string; headers: Record<string, string> } {
   if (error instanceof AdminError) return { status: error.status, message: error.message, headers: {} };
+  if (isUnstorableTextError(error))
+    return { status: 400, message: `A value ${UNSTORABLE_TEXT_MESSAGE}`, headers: {} };
   const failure = databaseFailure(error);
   if (failure) {
     metrics.databaseFailure(failure.kind);

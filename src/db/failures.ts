@@ -113,6 +113,18 @@ function failureKind(error: unknown): DatabaseFailureKind | undefined {
   return undefined;
 }
 
+/** Text the database cannot hold (a NUL, an invalid byte sequence): SQLSTATEs of class 22. */
+const UNSTORABLE_TEXT_STATES = new Set(['22021', '22P05']); // character_not_in_repertoire, untranslatable_character
+
+/**
+ * True when the statement failed on text the client sent that no column can hold: the client's
+ * error (a 400), which every check before the database should have caught.
+ */
+export function isUnstorableTextError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && UNSTORABLE_TEXT_STATES.has(code);
+}
+
 /** True for a statement that ran past the time limit (a search answers that with 400 tooMany). */
 export function isStatementTimeout(error: unknown): boolean {
   return failureKind(error) === 'timeout';

@@ -20,3 +20,19 @@ export function storableText(value: string): string {
 }
 
 export const UNSTORABLE_TEXT_MESSAGE = 'must not contain NUL characters or unpaired surrogates';
+
+/**
+ * Where in a parsed body or query the first text that cannot be stored is (a key or a string at any
+ * depth): its path, `''` for the value itself; undefined when everything can be stored.
+ */
+export function unstorableAt(value: unknown, path = ''): string | undefined {
+  if (typeof value === 'string') return isStorableText(value) ? undefined : path;
+  if (typeof value !== 'object' || value === null) return undefined;
+  for (const [key, inner] of Object.entries(value)) {
+    const at = Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key;
+    if (!isStorableText(key)) return path || '(a key)';
+    const found = unstorableAt(inner, at);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}

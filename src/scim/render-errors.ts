@@ -1,9 +1,10 @@
 // Every failure of a SCIM request as a SCIM error (RFC 7644 §3.12): its own status and scimType; a
 // database failure as 503 with Retry-After; anything else as a 500 that echoes nothing.
 import type { Middleware } from 'koa';
-import { databaseFailure, failureFields } from '../db/failures.js';
+import { databaseFailure, failureFields, isUnstorableTextError } from '../db/failures.js';
+import { UNSTORABLE_TEXT_MESSAGE } from '../db/text.js';
 import { SCIM_CONTENT_TYPE } from '../http/respond.js';
-import { NotFoundError, ScimError, ServiceUnavailableError } from '../http/scim-errors.js';
+import { InvalidValueError, NotFoundError, ScimError, ServiceUnavailableError } from '../http/scim-errors.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { ScimState } from './state.js';
@@ -25,6 +26,7 @@ function scimErrorOf(
   // A create that raced the deletion of its organization.
   if (ORG_KEYS.has((error as { constraint?: unknown })?.constraint as string))
     return new NotFoundError('This organization no longer exists');
+  if (isUnstorableTextError(error)) return new InvalidValueError(`A value ${UNSTORABLE_TEXT_MESSAGE}`);
   const failure = databaseFailure(error);
   if (failure) {
     metrics.databaseFailure(failure.kind);

@@ -391,3 +391,70 @@ describe('tokens', () => {
     expect(tokens[0].lastUsedAt).toBeNull();
   });
 });
+
+describe('text Postgres cannot store', () => {
+  const NUL = 'a\u0000b';
+  const LONE = 'a\ud800b';
+
+  it('is a 400 naming the field in every stored text field of the admin API, never a 500', async () => {
+    const org = await createOrg({ name: 'Texts' });
+    const attempts: [string, 'post' | 'patch' | 'put' | 'get', string, unknown][] = [
+      [
+        'webhook url',
+        'post',
+        '/webhooks',
+        { url: `https://hooks.example.com/${NUL}`, events: ['user.created'] },
+      ],
+      [
+        'webhook description',
+        'post',
+        '/webhooks',
+        { url: 'https://hooks.example.com/', events: ['user.created'], description: LONE },
+      ],
+      ['token name', 'post', `/orgs/${org.id}/tokens`, { name: NUL }],
+      ['api key name', 'post', '/api-keys', { name: NUL }],
+      ['setup link note', 'post', `/orgs/${org.id}/setup-links`, { note: NUL }],
+      ['org name', 'patch', `/orgs/${org.id}`, { name: LONE }],
+      [
+        'schema description',
+        'put',
+        `/orgs/${org.id}/schemas/urn:acme:texts`,
+        {
+          id: 'urn:acme:texts',
+          resourceType: 'User',
+          description: NUL,
+          attributes: [{ name: 'x', type: 'string' }],
+        },
+      ],
+      ['an unknown key', 'post', `/orgs/${org.id}/tokens`, { [NUL]: 1 }],
+    ];
+    for (const [what, method, path, body] of attempts) {
+      const res = await harness.admin(method, path).send(body as object);
+      expect([what, res.status, res.body.error?.code]).toEqual([what, 400, 'invalid_request']);
+      expect(res.body.error.message).toMatch(/NUL characters or unpaired surrogates/);
+    }
+    const hook = await harness
+      .admin('post', '/webhooks')
+      .send({ url: 'https://hooks.example.com/ok', events: ['user.created'] })
+      .expect(201);
+    const patched = await harness
+      .admin('patch', `/webhooks/${hook.body.id}`)
+      .send({ url: `https://hooks.example.com/${NUL}` });
+    expect([patched.status, patched.body.error.message]).toEqual([
+      400,
+      expect.stringMatching(/^url: must not contain NUL/),
+    ]);
+  });
+
+  it('is a 400 in a query or a path, too', async () => {
+    const org = await createOrg({ name: 'Queries' });
+    expectAdminError(
+      await harness.admin('get', `/orgs/${org.id}/events?resourceId=a%00b`),
+      400,
+      'invalid_request',
+    );
+    // No schema has such a URN: 404 or 400, whichever the database answers first, never a 500.
+    const schema = await harness.admin('get', `/orgs/${org.id}/schemas/urn:acme:a%00b`);
+    expect([400, 404]).toContain(schema.status);
+  });
+});

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { databaseFailure, isStatementTimeout, PoolWaitTimeoutError } from '../../src/db/failures.js';
+import {
+  databaseFailure,
+  isStatementTimeout,
+  isUnstorableTextError,
+  PoolWaitTimeoutError,
+} from '../../src/db/failures.js';
 
 const withCode = (code: string, message = 'x') => Object.assign(new Error(message), { code });
 
@@ -59,5 +64,17 @@ describe('databaseFailure', () => {
     expect(isStatementTimeout(withCode('57014'))).toBe(true);
     expect(isStatementTimeout(withCode('57P01'))).toBe(false);
     expect(isStatementTimeout(new PoolWaitTimeoutError(1))).toBe(false);
+  });
+});
+
+describe('isUnstorableTextError', () => {
+  it('tells text no column can hold (the client’s error) from failures and bugs', () => {
+    expect(isUnstorableTextError(Object.assign(new Error('invalid byte sequence'), { code: '22021' }))).toBe(
+      true,
+    );
+    expect(isUnstorableTextError(Object.assign(new Error('untranslatable'), { code: '22P05' }))).toBe(true);
+    expect(isUnstorableTextError(Object.assign(new Error('syntax'), { code: '42601' }))).toBe(false);
+    expect(isUnstorableTextError(null)).toBe(false);
+    expect(databaseFailure(Object.assign(new Error('x'), { code: '22021' }))).toBeUndefined();
   });
 });
