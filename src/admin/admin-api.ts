@@ -145,7 +145,10 @@ function buildRouter(deps: AdminApiDeps): Router {
     // A long poll ends when its client goes away.
     const gone = new AbortController();
     ctx.res.once('close', () => gone.abort());
-    ctx.body = await feed.readChanges(deps.changes, ctx.query, gone.signal);
+    ctx.body = await feed.readChanges(db, deps.changes, ctx.query, {
+      signal: gone.signal,
+      apiKey: ctx.state.apiKey,
+    });
     ctx.type = 'application/json';
   });
   router.post('/api-keys', async (ctx) => {
@@ -156,7 +159,7 @@ function buildRouter(deps: AdminApiDeps): Router {
     ctx.body = await feed.listApiKeys(db);
   });
   router.post('/api-keys/:keyId/revoke', async (ctx) => {
-    ctx.body = await feed.revokeApiKey(db, ctx.params.keyId!);
+    ctx.body = await feed.revokeApiKey(db, deps.changes, ctx.params.keyId!);
   });
   return router;
 }

@@ -66,6 +66,17 @@ export async function apiKeysWithPrefix(
   return rows.map((r) => ({ id: r.id, secretHash: r.secret_hash, revoked: r.revoked_at !== null }));
 }
 
+/** Whether the key exists and is not revoked. */
+export async function apiKeyIsLive(db: Kysely<DB>, id: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('api_keys')
+    .select('id')
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Records a key's use, at most once a minute. */
 export async function touchApiKey(db: Kysely<DB>, id: string, now: Date): Promise<void> {
   await db

@@ -10,7 +10,7 @@ import {
   looksLikeSecret,
   secretPrefix,
 } from '../auth/secrets.js';
-import { type ChangeFeed, CursorExpiredError } from '../changes/change-feed.js';
+import { type ChangeFeed, CursorExpiredError, ReaderRevokedError } from '../changes/change-feed.js';
 import { CHANGE_TYPES, type ChangeType, isChangeType, pageJson } from '../changes/changes.js';
 import { isUuid } from '../db/ids.js';
 import type { DB } from '../db/tables.js';
@@ -56,8 +56,16 @@ const changesQuery = z.object({
     .optional(),
 });
 
-/** A read of the feed from the query of `GET /admin/v1/changes`, as the JSON text of the page. */
-export async function readChanges(feed: ChangeFeed, query: Query, signal?: AbortSignal): Promise<string> {
+/**
+ * A read of the feed from the query of `GET /admin/v1/changes`, as the JSON text of the page. Read with
+ * an API key (`apiKey`), a long poll answers nothing written after the key's revocation.
+ */
+export async function readChanges(
+  db: Kysely<DB>,
+  feed: ChangeFeed,
+  query: Query,
+  options: { signal?: AbortSignal; apiKey?: string | undefined } = {},
+): Promise<string> {
   // A parameter given twice arrives as an array: the first counts.
   const first = Object.fromEntries(Object.keys(query).map((name) => [name, queryValue(query, name)]));
   const input = parseBody(changesQuery, first);
@@ -67,10 +75,18 @@ export async function readChanges(feed: ChangeFeed, query: Query, signal?: Abort
       filter: { orgId: input.orgId?.toLowerCase(), types: input.types as ChangeType[] | undefined },
       limit: input.limit ?? DEFAULT_LIMIT,
       waitMs: (input.wait ?? 0) * 1000,
-      ...(signal ? { signal } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.apiKey
+        ? { reader: options.apiKey, stillAllowed: () => keysRepo.apiKeyIsLive(db, options.apiKey!) }
+        : {}),
     });
     return pageJson(page);
   } catch (error) {
+    if (error instanceof ReaderRevokedError) {
+      throw new AdminError(401, 'unauthorized', 'The API key was revoked', {
+        'WWW-Authenticate': 'Bearer realm="scimd-admin"',
+      });
+    }
     if (error instanceof CursorExpiredError) {
       throw new AdminError(
         410,
@@ -119,9 +135,11 @@ export async function listApiKeys(db: Kysely<DB>) {
   return { apiKeys: (await keysRepo.listApiKeys(db)).map(renderApiKey) };
 }
 
-export async function revokeApiKey(db: Kysely<DB>, id: string) {
+/** Revokes a key: from now on it reads nothing, and its long polls here end at once. */
+export async function revokeApiKey(db: Kysely<DB>, feed: Pick<ChangeFeed, 'readerRevoked'>, id: string) {
   const key = await keysRepo.revokeApiKey(db, id, new Date());
   if (!key) throw notFound(`API key ${id} not found`);
+  feed.readerRevoked(key.id);
   return renderApiKey(key);
 }
 

@@ -31,6 +31,9 @@ export const DEFAULT_RETENTION_DAYS = 30;
 
 export class CursorExpiredError extends Error {}
 
+/** The reader of a long poll lost its right to read (its API key was revoked) while it waited. */
+export class ReaderRevokedError extends Error {}
+
 export interface ReadRequest {
   /** The cursor to read after; undefined starts at the oldest change kept. */
   readonly after: bigint | undefined;
@@ -40,10 +43,15 @@ export interface ReadRequest {
   readonly waitMs: number;
   /** Ends the wait (the client went away). */
   readonly signal?: AbortSignal;
+  /** Who reads (an API key's id), so that readerRevoked ends the wait. */
+  readonly reader?: string;
+  /** Asked after each wait, after reading: false throws ReaderRevokedError, answering nothing read. */
+  readonly stillAllowed?: () => Promise<boolean>;
 }
 
 interface Waiter {
   readonly after: bigint;
+  readonly reader: string | undefined;
   readonly wake: () => void;
 }
 
@@ -122,6 +130,7 @@ export class ChangeFeed {
   async read(request: ReadRequest): Promise<ChangePage> {
     const deadline = Date.now() + request.waitMs;
     let after = request.after;
+    let waited = false;
     for (;;) {
       const { last, purgedThrough } = await numberChanges(this.db);
       this.advance(last);
@@ -130,6 +139,8 @@ export class ChangeFeed {
       const filtered = request.filter.types !== undefined;
       const through = filtered && last - after > FILTERED_WINDOW ? after + FILTERED_WINDOW : last;
       const changes = await readChanges(this.db, after, through, request.filter, request.limit);
+      // Read before asking, so that nothing written after a revocation is answered.
+      if (waited && request.stillAllowed && !(await request.stillAllowed())) throw new ReaderRevokedError();
       // A full page continues after its last change; otherwise everything up to `through` was seen.
       const next = changes.length === request.limit ? BigInt(changes.at(-1)!.cursor) : through;
       const remaining = deadline - Date.now();
@@ -137,12 +148,23 @@ export class ChangeFeed {
         return { changes, nextCursor: next.toString() };
       }
       after = next;
-      if (next >= last) await this.waitAfter(after, remaining, request.signal);
+      if (next >= last) await this.waitAfter(after, remaining, request);
+      waited = true;
     }
   }
 
-  /** Resolves once a position after `after` is known, after `ms`, or on abort. */
-  private waitAfter(after: bigint, ms: number, signal: AbortSignal | undefined): Promise<void> {
+  /** Long polls waiting here now. */
+  get longPolls(): number {
+    return this.waiters.size;
+  }
+
+  /** Ends the waits of `reader` at once: they find it revoked. */
+  readerRevoked(reader: string): void {
+    for (const waiter of [...this.waiters]) if (waiter.reader === reader) waiter.wake();
+  }
+
+  /** Resolves once a position after `after` is known, after `ms`, on abort, or when its reader is revoked. */
+  private waitAfter(after: bigint, ms: number, { signal, reader }: ReadRequest): Promise<void> {
     if (this.newest > after) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
@@ -155,7 +177,7 @@ export class ChangeFeed {
         }
         resolve();
       };
-      const waiter: Waiter = { after, wake: done };
+      const waiter: Waiter = { after, reader, wake: done };
       const timer = setTimeout(done, ms);
       signal?.addEventListener('abort', done);
       this.waiters.add(waiter);

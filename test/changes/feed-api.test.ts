@@ -1,5 +1,6 @@
 // Reading the change feed through the admin API: paging by cursor, filters, long polls, retention,
 // and the read-only API keys a product reads it with.
+import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { currentCursor, readAll } from '../helpers/changes.js';
 import { type Harness, type Tenant, useHarness } from '../helpers/harness.js';
@@ -160,6 +161,42 @@ describe('API keys', () => {
     const revoked = await harness.admin('post', `/api-keys/${created.body.id}/revoke`).send({}).expect(200);
     expect(revoked.body.revokedAt).not.toBeNull();
     expectAdminError(await asKey('get', '/changes'), 401, 'unauthorized');
+  });
+
+  describe('revoked while a long poll waits', () => {
+    async function waitingWithKey(t: Tenant) {
+      const created = await harness.admin('post', '/api-keys').send({ name: 'poller' }).expect(201);
+      const after = await currentCursor(harness);
+      const polls = harness.changes.longPolls;
+      const answer = harness.http
+        .get(`/admin/v1/changes?after=${after}&orgId=${t.orgId}&wait=20`)
+        .set('Authorization', `Bearer ${created.body.key}`)
+        .then((res) => res);
+      await expect.poll(() => harness.changes.longPolls).toBe(polls + 1);
+      return { id: created.body.id as string, answer };
+    }
+
+    it('ends the poll at once with 401', async () => {
+      const t = await tenant();
+      const { id, answer } = await waitingWithKey(t);
+      const started = Date.now();
+      await harness.admin('post', `/api-keys/${id}/revoke`).send({}).expect(200);
+      const res = await answer;
+      expectAdminError(res, 401, 'unauthorized');
+      expect(res.body.error.message).toMatch(/revoked/);
+      expect(Date.now() - started).toBeLessThan(10_000);
+    });
+
+    it('answers no change written after the revocation, even when another process revoked it', async () => {
+      const t = await tenant();
+      const { id, answer } = await waitingWithKey(t);
+      // As another process would: the row changes, and this process hears nothing of it.
+      await sql`update api_keys set revoked_at = now() where id = ${id}`.execute(harness.database.db);
+      await t.post('/Users', user('after-revocation')).expect(201);
+      const res = await answer;
+      expectAdminError(res, 401, 'unauthorized');
+      expect(res.text).not.toContain('after-revocation');
+    });
   });
 
   it('a wrong key, a SCIM token or a made-up key is 401', async () => {
