@@ -5,10 +5,7 @@
 import { lookup as dnsLookup } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 
-// One list per family: a BlockList checks an IPv4 address against IPv6 rules as IPv4-mapped, so one
-// shared list with ::ffff:0:0/96 would refuse every IPv4 address.
 const internalV4 = new BlockList();
-const internalV6 = new BlockList();
 for (const [net, bits] of [
   ['0.0.0.0', 8],
   ['10.0.0.0', 8],
@@ -23,26 +20,55 @@ for (const [net, bits] of [
   ['240.0.0.0', 4],
 ] as const)
   internalV4.addSubnet(net, bits, 'ipv4');
-for (const [net, bits] of [
-  ['::', 128],
-  ['::1', 128],
-  ['::ffff:0:0', 96],
-  ['64:ff9b::', 96],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const)
-  internalV6.addSubnet(net, bits, 'ipv6');
+
+// Of global unicast (2000::/3), what is not a host on the internet: IETF protocol assignments
+// (Teredo, which hides an IPv4 address, among them).
+const specialV6 = new BlockList();
+specialV6.addSubnet('2001::', 23, 'ipv6');
+
+/** The sixteen bytes of an IPv6 address (a zone, `%eth0`, aside). */
+function ipv6Bytes(address: string): number[] {
+  let text = address.split('%')[0]!.toLowerCase();
+  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (v4) {
+    const [a, b, c, d] = v4.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = '', tail] = text.split('::');
+  const groups = (part: string) => (part ? part.split(':').map((g) => Number.parseInt(g, 16)) : []);
+  const front = groups(head);
+  const back = tail === undefined ? [] : groups(tail);
+  const words = [...front, ...new Array(8 - front.length - back.length).fill(0), ...back];
+  return words.flatMap((w) => [w >> 8, w & 0xff]);
+}
+
+/** The IPv4 address in bytes `at`…`at + 3`. */
+const v4At = (bytes: number[], at: number) => bytes.slice(at, at + 4).join('.');
+
+const startsWith = (bytes: number[], prefix: number[]) => prefix.every((b, i) => bytes[i] === b);
+
+/**
+ * Whether an IPv6 address is one a delivery must not reach. Only global unicast (2000::/3) may be
+ * reached, and an address that carries an IPv4 address is judged by it: IPv4-mapped
+ * (`::ffff:a.b.c.d`), NAT64's well-known prefix (`64:ff9b::a.b.c.d`, RFC 6052) and 6to4
+ * (`2002:aabb:ccdd::`, RFC 3056).
+ */
+function isInternalV6(address: string): boolean {
+  const bytes = ipv6Bytes(address);
+  const zeros = (n: number) => new Array(n).fill(0);
+  if (startsWith(bytes, [...zeros(10), 0xff, 0xff])) return internalV4.check(v4At(bytes, 12), 'ipv4');
+  if (startsWith(bytes, [0x00, 0x64, 0xff, 0x9b, ...zeros(8)]))
+    return internalV4.check(v4At(bytes, 12), 'ipv4');
+  if (startsWith(bytes, [0x20, 0x02])) return internalV4.check(v4At(bytes, 2), 'ipv4');
+  if ((bytes[0]! & 0xe0) !== 0x20) return true;
+  return specialV6.check(address.split('%')[0]!, 'ipv6');
+}
 
 /** Whether `address` (an IP) is one a delivery must not reach. */
 function isInternalAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 0) return false;
-  if (family === 6 && address.toLowerCase().startsWith('::ffff:')) {
-    const v4 = address.slice(7);
-    if (isIP(v4) === 4) return internalV4.check(v4, 'ipv4');
-  }
-  return family === 4 ? internalV4.check(address, 'ipv4') : internalV6.check(address, 'ipv6');
+  const family = isIP(address.split('%')[0]!);
+  if (family === 4) return internalV4.check(address, 'ipv4');
+  return family === 6 && isInternalV6(address);
 }
 
 /** Why `url` may not receive deliveries, or undefined when it may. */

@@ -50,8 +50,26 @@ describe('the delivery sender', () => {
     expect(answer).toEqual({ error: null, address: '203.0.113.7', family: 4 });
   });
 
+  it('refuses a DNS answer that is an IPv6 form of an internal address', async () => {
+    for (const address of ['::ffff:0:7f00:1', '64:ff9b::a00:1', '2002:c0a8:101::1', 'fec0::1']) {
+      const lookup = publicOnly(resolvingTo(address));
+      const error = await new Promise((resolve) => lookup('hooks.example.com', {}, (e) => resolve(e)));
+      expect(error, address).toMatchObject({ code: 'EADDRNOTALLOWED' });
+    }
+  });
+
   it('tells public addresses from internal ones, in both families', () => {
-    const publicHosts = ['8.8.8.8', '203.0.113.7', '[2001:4860:4860::8888]', 'hooks.example.com'];
+    const publicHosts = [
+      '8.8.8.8',
+      '203.0.113.7',
+      '[2001:4860:4860::8888]',
+      '[2606:4700:4700::1111]',
+      // Forms that carry a public IPv4 address: IPv4-mapped, NAT64's well-known prefix, 6to4.
+      '[::ffff:8.8.8.8]',
+      '[64:ff9b::808:808]',
+      '[2002:808:808::1]',
+      'hooks.example.com',
+    ];
     const internalHosts = [
       '10.1.2.3',
       '127.0.0.1',
@@ -65,6 +83,20 @@ describe('the delivery sender', () => {
       '[fd00::1]',
       '[::ffff:127.0.0.1]',
       '[::ffff:7f00:1]',
+      // Forms that embed or reach an internal address, and everything outside global unicast.
+      '[::127.0.0.1]',
+      '[::ffff:0:7f00:1]',
+      '[2002:7f00:1::]',
+      '[2002:a00:1::1]',
+      '[64:ff9b::7f00:1]',
+      '[64:ff9b::a9fe:a9fe]',
+      '[64:ff9b:1::808:808]',
+      '[fec0::1]',
+      '[100::1]',
+      '[::]',
+      '[ff02::1]',
+      '[2001::1]',
+      '[2001:0:4136:e378:8000:63bf:3fff:fdd2]',
       'localhost',
       'api.localhost',
     ];
