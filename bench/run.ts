@@ -72,7 +72,7 @@ const SPARE = 30_000;
  * a process's first warm-up (10 s) and a scenario (8 s) remove at 5,000 req/s.
  */
 const DOOMED = 100_000;
-const ADMIN_TOKEN = `bench-${randomBytes(8).toString('hex')}`;
+const ADMIN_TOKEN = `bench-${randomBytes(16).toString('hex')}`;
 const pgUrl = process.env.BENCH_DATABASE_URL;
 const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY, 'i') : undefined;
 const wanted = (name: string) => !ONLY || ONLY.test(name);

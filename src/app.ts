@@ -10,6 +10,7 @@ import { ChangeFeed } from './changes/change-feed.js';
 import { consoleApp } from './console/console.js';
 import type { Database } from './db/database.js';
 import { SyncActivity } from './health/sync-activity.js';
+import type { FailureThrottle } from './http/failure-throttle.js';
 import { requestContext } from './http/request-context.js';
 import type { Logger } from './log.js';
 import { Metrics } from './metrics/metrics.js';
@@ -35,6 +36,8 @@ export interface AppDeps {
   readonly metrics?: Metrics;
   /** No request for this long: an organization's sync is idle. */
   readonly idleAfterMs?: number;
+  /** The console's wrong sign-ins by client address; its own unless given (tests give their clock). */
+  readonly signInThrottle?: FailureThrottle;
 }
 
 /** SYNC_IDLE_HOURS' default. */

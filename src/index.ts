@@ -31,8 +31,12 @@ export async function serve(
   });
   const applied = await database.migrate();
   if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
+  const consoleUrl = `${config.publicUrl}/console`;
   if (admin.generatedAt)
-    logger.info({ path: admin.generatedAt }, 'generated the admin token; it is in this file');
+    logger.info(
+      { path: admin.generatedAt, console: consoleUrl },
+      `generated the admin token; it is in this file. Sign in to the console at ${consoleUrl} with it`,
+    );
   else if (admin.path) logger.info({ path: admin.path }, 'admin token read from file');
 
   const tokenChecks: TokenChecks = new TokenCache();
@@ -79,7 +83,7 @@ export async function serve(
   });
   const { port } = server.address() as AddressInfo;
   logger.info(
-    { port, host: config.host, database: database.kind, publicUrl: config.publicUrl },
+    { port, host: config.host, database: database.kind, publicUrl: config.publicUrl, console: consoleUrl },
     'scimd is serving',
   );
   // Start-up is told at once, not with the next batch of lines.

@@ -77,6 +77,27 @@ describe('serve', () => {
     expect(orgs.status).toBe(200);
   });
 
+  it('refuses to start with an admin token shorter than 32 characters, saying how to make one', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'scimd-weak-'));
+    try {
+      const weak = readConfig({ PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent', SCIMD_ADMIN_TOKEN: 'a' });
+      await expect(serve(weak)).rejects.toThrow(
+        /SCIMD_ADMIN_TOKEN is 1 characters long; the admin token must be at least 32\. Make one with: openssl rand -base64 32/,
+      );
+      const child = runModule("const { main } = await import('./src/index.ts'); await main();", {
+        ...process.env,
+        DATA_DIR: dataDir,
+        DATABASE_URL: '',
+        PORT: '0',
+        SCIMD_ADMIN_TOKEN: 'short-but-not-that-short-012345',
+      });
+      expect(child.status).toBe(1);
+      expect(child.stderr).toMatch(/^scimd: SCIMD_ADMIN_TOKEN is 31 characters long/);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('refuses a second process on the same PGlite directory with a clear message', () => {
     const child = runModule(
       "const { main } = await import('./src/cli.ts'); process.exitCode = await main(['migrate']);",

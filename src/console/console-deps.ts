@@ -1,10 +1,14 @@
 // What the console's routes are given: the admin API's dependencies, its sessions, and its audit.
 import type { Context } from 'koa';
 import type { AdminApiDeps } from '../admin/admin-api.js';
+import type { FailureThrottle } from '../http/failure-throttle.js';
 import type { ConsoleSession, Sessions } from './sessions.js';
 
 /** The admin API's dependencies but the change feed (the console reads changes from their table). */
-export type ConsoleDeps = Omit<AdminApiDeps, 'changes'>;
+export type ConsoleDeps = Omit<AdminApiDeps, 'changes'> & {
+  /** Wrong sign-ins by client address; SIGN_IN_THROTTLE's unless given (tests give their clock). */
+  readonly signInThrottle?: FailureThrottle;
+};
 
 /** What a console action is, for its audit entry. */
 interface ConsoleAction {
@@ -30,11 +34,12 @@ export type Audited = <T>(
 /** Writes the audit entry of a console action done already. */
 export type RecordAction = (ctx: Context, done: ConsoleAction & { readonly status: number }) => Promise<void>;
 
-export interface ConsoleTools extends ConsoleDeps {
+export type ConsoleTools = ConsoleDeps & {
   readonly sessions: Sessions;
+  readonly signInThrottle: FailureThrottle;
   readonly audited: Audited;
   readonly record: RecordAction;
-}
+};
 
 /** The state of a request that passed the session check. */
 export interface ConsoleState {

@@ -7,6 +7,7 @@ import { AdminError } from '../admin/admin-errors.js';
 import { type AuditEntry, resourceTypeOf } from '../audit/audit.js';
 import { databaseFailure, failureFields, isUnstorableTextError } from '../db/failures.js';
 import { UNSTORABLE_TEXT_MESSAGE } from '../db/text.js';
+import { FailureThrottle } from '../http/failure-throttle.js';
 import { assetServer } from './assets.js';
 import type { Audited, ConsoleDeps, ConsoleState, RecordAction } from './console-deps.js';
 import { registerOperatorRoutes } from './operator.routes.js';
@@ -28,6 +29,9 @@ const CONTENT_SECURITY_POLICY = [
   "base-uri 'none'",
 ].join('; ');
 
+/** Wrong sign-ins a client address may make within the window before it must wait. */
+const SIGN_IN_THROTTLE = { limit: 5, windowMs: 5 * 60_000 } as const;
+
 /** Paths served without a session: the sign-in page, the assets, and a setup link being opened. */
 const OPEN_PATHS = /^\/console\/(sign-in|assets\/[\w.-]+|link\/[^/]+)\/?$/;
 
@@ -35,7 +39,8 @@ export function consoleApp(deps: ConsoleDeps): Middleware {
   const sessions = new Sessions(deps.db, deps.adminToken, deps.publicUrl.startsWith('https:'));
   // Case-sensitive, as the path checks above the router are.
   const router = new Router<ConsoleState>({ prefix: '/console', sensitive: true });
-  const tools = { ...deps, sessions, ...auditLog(deps) };
+  const signInThrottle = deps.signInThrottle ?? new FailureThrottle(SIGN_IN_THROTTLE);
+  const tools = { ...deps, sessions, signInThrottle, ...auditLog(deps) };
   registerOperatorRoutes(router, tools);
   registerSetupRoutes(router, tools);
   const routes = router.routes();

@@ -39,8 +39,18 @@ export function registerOperatorRoutes(router: Router<ConsoleState>, tools: Cons
 
   router.get('/sign-in', (ctx) => sendPage(ctx, signInPage()));
   router.post('/sign-in', async (ctx) => {
-    if (!isAdminToken(field(ctx, 'adminToken')))
+    // Every attempt of a client that failed too often is refused, a right one too: guessing stops.
+    const wait = tools.signInThrottle.retryAfterSeconds(ctx.ip);
+    if (wait !== undefined) {
+      ctx.set('Retry-After', String(wait));
+      const why = `Too many wrong admin tokens from this address: try again in ${wait} seconds.`;
+      return sendPage(ctx, signInPage(why), 429);
+    }
+    if (!isAdminToken(field(ctx, 'adminToken'))) {
+      tools.signInThrottle.failed(ctx.ip);
       return sendPage(ctx, signInPage('That is not this scimd’s admin token.'), 401);
+    }
+    tools.signInThrottle.succeeded(ctx.ip);
     await tools.sessions.start(ctx, 'operator');
     seeOther(ctx, '/console');
   });

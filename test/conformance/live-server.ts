@@ -9,7 +9,7 @@ import { createApp } from '../../src/app.js';
 import type { Database } from '../../src/db/database.js';
 import { createTestDatabase } from '../helpers/database.js';
 
-export const LIVE_ADMIN_TOKEN = 'conformance-admin-token-0123456789';
+export const LIVE_ADMIN_TOKEN = 'conformance-admin-token-0123456789abcdefghij';
 
 export interface LiveResponse {
   status: number;

@@ -7,6 +7,7 @@ import { pino } from 'pino';
 import supertest from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
+import { FailureThrottle } from '../../src/http/failure-throttle.js';
 import { ADMIN_TOKEN, type Harness, PUBLIC_URL, useHarness } from '../helpers/harness.js';
 import { type Json, USER } from '../helpers/scim.js';
 
@@ -180,12 +181,42 @@ describe('console security', () => {
     await op.get(`/console/ORGS/${t.orgId}`).expect(404);
   });
 
+  it('names SCIMD_ADMIN_TOKEN and the token file on the sign-in page', async () => {
+    const page = await harness.http.get('/console/sign-in').expect(200);
+    expect(page.text).toContain('<code>SCIMD_ADMIN_TOKEN</code>');
+    expect(page.text).toContain('data/admin-token');
+    expect(page.text).not.toMatch(/[^_]ADMIN_TOKEN/);
+  });
+
+  it('answers repeated wrong sign-ins from one client with 429 and Retry-After for a while', async () => {
+    let now = 1_800_000_000_000;
+    const app = createApp({
+      database: harness.database,
+      publicUrl: PUBLIC_URL,
+      adminToken: ADMIN_TOKEN,
+      logger: pino({ level: 'silent' }),
+      signInThrottle: new FailureThrottle({ limit: 5, windowMs: 300_000, now: () => now }),
+    });
+    const signIn = (adminToken: string) =>
+      supertest(app.callback()).post('/console/sign-in').type('form').send({ adminToken });
+    for (let n = 0; n < 5; n++) {
+      await signIn(`wrong-${n}`).expect(401);
+      now += 1_000;
+    }
+    const refused = await signIn(ADMIN_TOKEN).expect(429);
+    expect(refused.headers['retry-after']).toBe('295');
+    expect(refused.text).toContain('Too many wrong admin tokens');
+    expect(refused.headers['set-cookie']).toBeUndefined();
+    now += 295_000;
+    await signIn(ADMIN_TOKEN).expect(303);
+  });
+
   it('ends an operator’s sessions when the admin token changes', async () => {
     const op = await signIn();
     const other = createApp({
       database: harness.database,
       publicUrl: PUBLIC_URL,
-      adminToken: 'a-new-admin-token-0123456789',
+      adminToken: 'a-new-admin-token-0123456789abcdefghij',
       logger: pino({ level: 'silent' }),
     });
     await supertest(other.callback()).get('/console').set('Cookie', op.cookie).expect(302);

@@ -14,7 +14,7 @@ import { createTestDatabase } from './database.js';
 import { SCIM_JSON } from './scim.js';
 
 export const PUBLIC_URL = 'https://scim.test.example';
-export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdefghij';
 
 type AdminMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 

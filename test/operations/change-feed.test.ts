@@ -6,7 +6,7 @@ import { proveFeed } from '../helpers/feed-proof.js';
 import { newUser, type RemoteTenant, remote } from '../helpers/remote.js';
 import { type ScimdProcess, startScimd } from '../helpers/scimd-process.js';
 
-const ADMIN_TOKEN = 'feed-admin-token-0123456789';
+const ADMIN_TOKEN = 'feed-admin-token-0123456789abcdefghij';
 
 describe.skipIf(!onPostgres)('the change feed across two scimd processes', () => {
   let scratch: ScratchDatabase;

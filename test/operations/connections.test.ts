@@ -8,7 +8,7 @@ import { newUser, type RemoteTenant, remote } from '../helpers/remote.js';
 import { type ScimdProcess, startScimd } from '../helpers/scimd-process.js';
 import { sleep, until } from '../helpers/system.js';
 
-const ADMIN_TOKEN = 'connections-admin-token-0123456789';
+const ADMIN_TOKEN = 'connections-admin-token-0123456789abcdefghij';
 
 let scratch: ScratchDatabase;
 let scimd: ScimdProcess;

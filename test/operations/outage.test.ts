@@ -10,7 +10,7 @@ import { newUser, type RemoteTenant, remote, revocationHeardAt } from '../helper
 import { type ScimdProcess, startScimd } from '../helpers/scimd-process.js';
 import { sleep, until } from '../helpers/system.js';
 
-const ADMIN_TOKEN = 'outage-admin-token-0123456789';
+const ADMIN_TOKEN = 'outage-admin-token-0123456789abcdefghij';
 
 let cluster: Cluster;
 let first: ScimdProcess;

@@ -11,7 +11,7 @@ import { newUser, type RemoteTenant, remote, revocationHeardAt } from '../helper
 import { GROUP, PATCH_OP } from '../helpers/scim.js';
 import { type ScimdProcess, startScimd } from '../helpers/scimd-process.js';
 
-const ADMIN_TOKEN = 'pgbouncer-admin-token-0123456789';
+const ADMIN_TOKEN = 'pgbouncer-admin-token-0123456789abcdefghij';
 
 let bouncer: PgBouncer;
 /** The database scimd runs on, with a statement time limit of its own. */

@@ -7,7 +7,7 @@ import { createScratchDatabase, onPostgres, type ScratchDatabase } from '../help
 import { remote, revocationHeardAt } from '../helpers/remote.js';
 import { type ScimdProcess, startScimd } from '../helpers/scimd-process.js';
 
-const ADMIN_TOKEN = 'processes-admin-token-0123456789';
+const ADMIN_TOKEN = 'processes-admin-token-0123456789abcdefghij';
 
 describe.skipIf(!onPostgres)('several scimd processes on one database', () => {
   let scratch: ScratchDatabase;

@@ -6,7 +6,7 @@ import { type Receiver, startReceiver } from '../helpers/receiver.js';
 import { newUser, remote } from '../helpers/remote.js';
 import { type ScimdProcess, startScimd } from '../helpers/scimd-process.js';
 
-const ADMIN_TOKEN = 'webhooks-admin-token-0123456789';
+const ADMIN_TOKEN = 'webhooks-admin-token-0123456789abcdefghij';
 
 describe.skipIf(!onPostgres)('webhooks across scimd processes', () => {
   let scratch: ScratchDatabase;

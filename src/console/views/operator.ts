@@ -20,7 +20,7 @@ export function signInPage(error?: string): string {
   return page({
     title: 'Sign in',
     body: html`<h1>Sign in</h1>
-<p class="lead">The console of this scimd. Operators sign in with its admin token (<code>ADMIN_TOKEN</code>).</p>
+<p class="lead">The console of this scimd. Operators sign in with its admin token: the value of <code>SCIMD_ADMIN_TOKEN</code>, or, when that is not set, the token scimd generated at its first start in <code>data/admin-token</code> (<code>$DATA_DIR/admin-token</code>).</p>
 ${error ? notice('bad', error) : ''}
 <form class="stack" method="post" action="/console/sign-in">
 <input type="text" name="username" value="admin" autocomplete="username" hidden>
