@@ -8,7 +8,7 @@ export const ADMIN_TOKEN_FILE = 'admin-token';
 class AdminTokenRequiredError extends Error {}
 
 /** The shortest admin token scimd serves with: it guards every organization. */
-export const MIN_ADMIN_TOKEN_LENGTH = 32;
+const MIN_ADMIN_TOKEN_LENGTH = 32;
 const MAKE_ONE = 'Make one with: openssl rand -base64 32';
 
 function strongEnough(token: string, where: string): string {
