@@ -12,8 +12,14 @@ const CUSTOM_STRING_MAX_LENGTH = 2048;
 
 /** ATTRNAME (RFC 7643 §2.1): a letter, then letters, digits, `-` and `_`. */
 const ATTRIBUTE_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
-/** A URN (RFC 8141), as SCIM schema ids are: `urn:<namespace>:<rest>`, no spaces. */
-const URN = /^urn:[A-Za-z0-9][A-Za-z0-9-]{0,31}:[\x21-\x7e]{1,250}$/;
+/**
+ * A URN (RFC 8141) that a filter, a PATCH path, `attributes` and a URL path can name: `urn:`, a
+ * namespace of 2 to 32 letters, digits and inner hyphens, `:`, then letters, digits and
+ * `-._~!$&'*+;=:@` (RFC 3986 pchar without what those break on: parentheses, commas, `/`, `%`).
+ */
+const URN = /^urn:[A-Za-z0-9][A-Za-z0-9-]{0,30}[A-Za-z0-9]:[A-Za-z0-9\-._~!$&'*+;=:@]{1,250}$/;
+const URN_MESSAGE =
+  "must be a URN (RFC 8141) a filter can name: urn:<namespace>:<name>, the name of letters, digits and -._~!$&'*+;=:@";
 /** Where the standard schemas and messages live: an organization's schema may not take a URN there. */
 const RESERVED_PREFIXES = ['urn:ietf:params:scim:schemas:core:', 'urn:ietf:params:scim:api:'];
 
@@ -49,7 +55,7 @@ type AttributeInput = z.infer<typeof attributeInput>;
 /** The body of PUT /admin/v1/orgs/{orgId}/schemas/{urn}: a Schema resource and what it extends. */
 const schemaInput = z.strictObject({
   schemas: z.array(z.string()).optional(),
-  id: z.string().regex(URN, 'must be a URN: urn:<namespace>:<name>'),
+  id: z.string().regex(URN, URN_MESSAGE),
   name: text(200).optional(),
   description: text(1000).default(''),
   resourceType: z.enum(['User', 'Group']).optional(),

@@ -121,6 +121,35 @@ describe('the admin API', () => {
       .expect(404);
   });
 
+  it('takes only RFC 8141 URNs that a filter can name, and filters on what it takes', async () => {
+    const t = await harness.tenant();
+    const schemaOf = (id: string) => ({
+      id,
+      resourceType: 'User',
+      attributes: [{ name: 'code', type: 'string' }],
+    });
+    for (const urn of [
+      'urn:acme:a"b',
+      'urn:acme:a[b]',
+      'urn:acme:a(b)',
+      'urn:acme:a,b',
+      'urn:acme:a%41',
+      'urn:a:b',
+      'urn:-acme:b',
+    ]) {
+      const res = await putSchema(t.orgId, encodeURIComponent(urn), schemaOf(urn));
+      expect([urn, res.status]).toEqual([urn, 400]);
+      expect(res.body.error.message).toMatch(/^id: must be a URN \(RFC 8141\) a filter can name/);
+    }
+    const odd = "urn:acme-corp:people:v1.0:ext'ra";
+    await putSchema(t.orgId, encodeURIComponent(odd), schemaOf(odd)).expect(201);
+    const created = await t
+      .post('/Users', { schemas: [USER, odd], userName: 'urn@example.com', [odd]: { code: 'X1' } })
+      .expect(201);
+    const found = await t.get(`/Users?filter=${encodeURIComponent(`${odd}:code eq "X1"`)}`).expect(200);
+    expect(found.body.Resources.map((u: { id: string }) => u.id)).toEqual([created.body.id]);
+  });
+
   it('refuses a URN that would be ambiguous with another of the organization', async () => {
     const res = await putSchema(acme.orgId, `${ACME}:more`, {
       ...acmeSchema,
