@@ -5,7 +5,7 @@
 // `emails co "x"`) becomes a value path (`emails[value co "x"]`): it matches when any element does.
 import { isStorableText } from '../db/text.js';
 import { InvalidFilterError } from '../http/scim-errors.js';
-import { findAttribute, resolveAttributePath } from '../schema/registry.js';
+import { findAttribute, resolveAttributePath, unresolvedMessage } from '../schema/registry.js';
 import type { AttributeDef, AttributeType, ResourceTypeDef } from '../schema/types.js';
 import type { CompareOp, Filter, FilterValue, PathText } from './ast.js';
 import { compareValues } from './evaluate.js';
@@ -177,9 +177,7 @@ class Resolver {
 
   private lookup(path: PathText) {
     const resolved = resolveAttributePath(this.type, path.text);
-    if (resolved?.kind !== 'attribute') {
-      return invalid(`${path.text} is not an attribute of ${this.type.name}`);
-    }
+    if (resolved?.kind !== 'attribute') return invalid(unresolvedMessage(resolved, path.text, this.type));
     if (resolved.attribute.returned === 'never' || resolved.subAttribute?.returned === 'never') {
       return invalid(`${path.text} cannot be used in a filter`);
     }

@@ -3,7 +3,12 @@
 import { type RawBuilder, type SqlBool, sql } from 'kysely';
 import { param } from '../db/statement.js';
 import { InvalidFilterError, InvalidValueError } from '../http/scim-errors.js';
-import { derivedOncePerName, findAttribute, resolveAttributePath } from '../schema/registry.js';
+import {
+  derivedOncePerName,
+  findAttribute,
+  resolveAttributePath,
+  unresolvedMessage,
+} from '../schema/registry.js';
 import type { AttributeDef, ResourceTypeDef } from '../schema/types.js';
 import { operandSql } from './compile.js';
 import { attributeScalar, pathKey } from './plan.js';
@@ -41,7 +46,8 @@ export function resolveSort(type: ResourceTypeDef, sortBy?: string, sortOrder?: 
   if (sortBy === undefined || sortBy === '') return { target: undefined, descending, key: `:${descending}` };
   const resolved = resolveAttributePath(type, sortBy);
   if (resolved?.kind !== 'attribute' || resolved.attribute.returned === 'never') {
-    throw new InvalidValueError(`sortBy: ${sortBy} is not an attribute of ${type.name}`);
+    const never = resolved?.kind === 'attribute' ? undefined : resolved;
+    throw new InvalidValueError(`sortBy: ${unresolvedMessage(never, sortBy, type)}`);
   }
   const schema = resolved.schema?.id;
   const base = {

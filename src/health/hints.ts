@@ -33,7 +33,11 @@ const HINTS: readonly [(f: Failure) => boolean, string][] = [
     'A user or group with this name already exists: the IdP is creating one scimd already has. Match users on userName in the IdP’s settings, or remove the duplicate.',
   ],
   [
-    (f) => /names no attribute|cannot be used in a filter/.test(f.detail),
+    (f) => /is ambiguous: more than one schema/.test(f.detail),
+    'Two schemas of this organization define the attribute: map it in the IdP with its full name, the schema’s URN and the attribute.',
+  ],
+  [
+    (f) => /names no attribute|is not an attribute of|cannot be used in a filter/.test(f.detail),
     'The IdP sends an attribute this organization’s schema lacks: add it as a custom attribute, or remove it from the IdP’s attribute mappings.',
   ],
   [

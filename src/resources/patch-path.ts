@@ -5,7 +5,7 @@ import type { Filter } from '../filter/ast.js';
 import { parsePatchPath } from '../filter/parse.js';
 import { type ResolvedFilter, resolveElementFilter } from '../filter/resolve.js';
 import { InvalidPathError } from '../http/scim-errors.js';
-import { findAttribute, resolveAttributePath } from '../schema/registry.js';
+import { findAttribute, resolveAttributePath, unresolvedMessage } from '../schema/registry.js';
 import type { AttributeDef, ResourceTypeDef } from '../schema/types.js';
 
 /** What a path names (RFC 7644 §3.5.2, `PATH = attrPath / valuePath [subAttr]`). */
@@ -32,6 +32,7 @@ export function resolvePath(type: ResourceTypeDef, text: string): Target {
   const attrText = text.includes('[') ? text.slice(0, text.indexOf('[')) : text;
   // A bare `manager` (Entra's older tutorial) resolves through the registry like any path.
   const resolved = resolveAttributePath(type, attrText);
+  if (resolved?.kind === 'ambiguous') throw new InvalidPathError(unresolvedMessage(resolved, attrText, type));
   if (resolved?.kind !== 'attribute')
     throw new InvalidPathError(`${text} names no attribute of ${type.name}`);
   const extension = resolved.schema && resolved.schema.id !== type.schema ? resolved.schema.id : undefined;

@@ -58,7 +58,7 @@ function buildProjection(type: ResourceTypeDef, params: ProjectionParams): Proje
   for (const path of list ?? []) {
     const resolved = resolveAttributePath(type, path);
     // Unknown names select nothing; RFC 7644 does not make them an error, and IdPs send a few.
-    if (!resolved) continue;
+    if (!resolved || resolved.kind === 'ambiguous') continue;
     if (resolved.kind === 'extension') {
       wholeSchemas.add(resolved.schema.id);
       continue;

@@ -194,6 +194,8 @@ export const topLevelAttributes: (type: ResourceTypeDef) => readonly AttributeDe
 export type ResolvedPath =
   /** The path names a whole extension schema, e.g. the enterprise URN itself. */
   | { readonly kind: 'extension'; readonly schema: SchemaDef }
+  /** A bare name that more than one extension of the type defines: only its URN says which. */
+  | { readonly kind: 'ambiguous'; readonly path: string; readonly schemas: readonly string[] }
   | {
       readonly kind: 'attribute';
       /** The schema the attribute belongs to; undefined for the common attributes id and meta. */
@@ -201,6 +203,19 @@ export type ResolvedPath =
       readonly attribute: AttributeDef;
       readonly subAttribute?: AttributeDef;
     };
+
+/** Why a path did not resolve to an attribute, in a sentence that starts with the path. */
+export function unresolvedMessage(
+  resolved: ResolvedPath | undefined,
+  path: string,
+  type: ResourceTypeDef,
+): string {
+  if (resolved?.kind === 'ambiguous') {
+    const choices = resolved.schemas.map((urn) => `${urn}:${path}`).join(' or ');
+    return `${path} is ambiguous: more than one schema of ${type.name} defines it; name it with its URN (${choices})`;
+  }
+  return `${path} is not an attribute of ${type.name}`;
+}
 
 /**
  * Resolves `attr`, `attr.sub`, `urn:…:attr` and `urn:…:attr.sub` (RFC 7644 §3.10) against a resource
@@ -228,6 +243,7 @@ export function resolveAttributePath(type: ResourceTypeDef, path: string): Resol
     // exactly one extension of the type has it.
     const owners = extensionSchemasOf(type).filter((s) => findAttribute(s.attributes, name));
     if (owners.length === 1) return resolveAttributePath(type, `${owners[0]!.id}:${path}`);
+    if (owners.length > 1) return { kind: 'ambiguous', path, schemas: owners.map((s) => s.id) };
   }
   const isCore = !schema || schema.id === type.schema;
   const attributes = isCore ? topLevelAttributes(type) : schema!.attributes;

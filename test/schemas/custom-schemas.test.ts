@@ -223,6 +223,32 @@ describe('users carrying custom attributes', () => {
     expect(cleared.body.schemas).toEqual([USER]);
   });
 
+  it('named bare, when the enterprise extension defines the name too, are ambiguous: the answer names both URNs', async () => {
+    const enterprise = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
+    const both = (detail: string) => {
+      expect(detail).toMatch(/costCenter is ambiguous: more than one schema of User defines it/);
+      expect(detail).toContain(`name it with its URN (${enterprise}:costCenter or ${ACME}:costCenter)`);
+    };
+    const filtered = await acme
+      .get(`/Users?filter=${encodeURIComponent('costCenter eq "CC-1"')}`)
+      .expect(400);
+    expectScimError(filtered, 400, 'invalidFilter');
+    both(filtered.body.detail);
+    const sorted = await acme.get('/Users?sortBy=costCenter').expect(400);
+    both(sorted.body.detail);
+    const id = (await acme.post('/Users', person('amb@acme.example')).expect(201)).body.id;
+    const patched = await acme
+      .patch(`/Users/${id}`, patchOp({ op: 'replace', path: 'costCenter', value: 'CC-1' }))
+      .expect(400);
+    expectScimError(patched, 400, 'invalidPath');
+    both(patched.body.detail);
+    // With its URN, each is its own.
+    await acme
+      .patch(`/Users/${id}`, patchOp({ op: 'replace', path: `${ACME}:costCenter`, value: 'CC-1' }))
+      .expect(200);
+    await acme.get(`/Users?filter=${encodeURIComponent(`${ACME}:costCenter eq "CC-1"`)}`).expect(200);
+  });
+
   it('take Entra’s flat PATCH paths, and are filtered and sorted in SQL', async () => {
     const ids: string[] = [];
     for (const [n, cost] of [
