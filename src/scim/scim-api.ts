@@ -8,6 +8,7 @@ import type { TokenChecks } from '../auth/scim-auth.js';
 import type { ChangeFeed } from '../changes/change-feed.js';
 import type { Database } from '../db/database.js';
 import { registerDiscoveryRoutes } from '../discovery/discovery.routes.js';
+import { DiscoveryDocuments } from '../discovery/discovery-documents.js';
 import type { SyncActivity } from '../health/sync-activity.js';
 import { NotImplementedError } from '../http/scim-errors.js';
 import type { Logger } from '../log.js';
@@ -35,11 +36,11 @@ export interface ScimApiDeps {
   readonly metrics: Pick<Metrics, 'scimOperation' | 'databaseFailure'>;
 }
 
-function buildRouter(): Router<ScimState> {
+function buildRouter(documents: DiscoveryDocuments): Router<ScimState> {
   // Routes match case-insensitively and with or without a trailing slash (`/users`, `/Users/`): the
   // Microsoft collection sends both.
   const router = new Router<ScimState>({ sensitive: false, strict: false });
-  registerDiscoveryRoutes(router);
+  registerDiscoveryRoutes(router, documents);
   registerUserRoutes(router);
   registerGroupRoutes(router);
   registerRootSearch(router);
@@ -52,7 +53,7 @@ function buildRouter(): Router<ScimState> {
 }
 
 export function scimApi(deps: ScimApiDeps): Middleware {
-  const router = buildRouter();
+  const router = buildRouter(new DiscoveryDocuments());
   const chain = compose([
     scimScope(deps.database, deps.publicUrl),
     recordAfterAnswer(deps),

@@ -1,0 +1,52 @@
+// Discovery documents are built once per organization and version of its schemas, not per request.
+import { describe, expect, it } from 'vitest';
+import { DiscoveryDocuments } from '../../src/discovery/discovery-documents.js';
+import { registryWith } from '../../src/schema/custom-schemas.js';
+import { standardRegistry } from '../../src/schema/registry.js';
+
+const BASE = 'https://scim.example.com/scim/v2/6f1c0000-0000-4000-8000-000000000000';
+const custom = (description: string) =>
+  registryWith([
+    {
+      id: 'urn:acme:people:User',
+      name: 'People',
+      description,
+      resourceType: 'User',
+      attributes: [],
+    },
+  ]);
+
+describe('DiscoveryDocuments', () => {
+  it('answers the same bytes for one registry, and builds anew for the next version', () => {
+    const documents = new DiscoveryDocuments();
+    const first = documents.of(BASE, standardRegistry);
+    expect(documents.of(BASE, standardRegistry).schemas).toBe(first.schemas);
+    expect(JSON.parse(first.schemas.toString()).Resources.map((s: { id: string }) => s.id)).toEqual(
+      standardRegistry.schemas.map((s) => s.id),
+    );
+    const version2 = custom('second version');
+    const second = documents.of(BASE, version2);
+    expect(second.schemas).not.toBe(first.schemas);
+    expect(second.schemas.toString()).toContain('second version');
+    expect(documents.of(BASE, version2).resourceTypes).toBe(second.resourceTypes);
+  });
+
+  it('keeps each organization’s own base URL in its locations', () => {
+    const documents = new DiscoveryDocuments();
+    const other = BASE.replace('6f1c', '7a2d');
+    expect(documents.of(other, standardRegistry).schemas.toString()).toContain(`${other}/Schemas/`);
+    expect(documents.of(BASE, standardRegistry).schemas.toString()).not.toContain(other);
+  });
+
+  it('renders a single document once', () => {
+    const documents = new DiscoveryDocuments();
+    let renders = 0;
+    const built = documents.of(BASE, standardRegistry);
+    const render = () => {
+      renders++;
+      return { id: 'x' };
+    };
+    expect(built.single('schema:x', render)).toBe(built.single('schema:x', render));
+    expect(renders).toBe(1);
+  });
+});
