@@ -22,6 +22,7 @@ import { authenticate } from './authenticate.js';
 import { jsonBody } from './json-body.js';
 import { noRoute } from './no-route.js';
 import { renderScimErrors } from './render-errors.js';
+import { requireOrganization } from './require-organization.js';
 import { isScimPath, scimScope } from './scope.js';
 import type { ScimState } from './state.js';
 
@@ -58,6 +59,7 @@ export function scimApi(deps: ScimApiDeps): Middleware {
     scimScope(deps.database, deps.publicUrl),
     recordAfterAnswer(deps),
     renderScimErrors(deps.logger, deps.metrics),
+    requireOrganization(deps.publicUrl),
     authenticate(deps.tokenChecks, new OrgRegistries()),
     jsonBody(router),
     router.routes() as Middleware<ScimState>,

@@ -8,7 +8,7 @@ import type { Database } from '../db/database.js';
 import { isUuid } from '../db/ids.js';
 import type { ScimState } from './state.js';
 
-const SCIM_PATH = /^\/scim\/v2\/([^/]+)(\/.*)?$/i;
+const SCIM_PATH = /^\/scim\/v2(?:\/([^/]*))?(\/.*)?$/i;
 
 /** Whether a path is under an organization's SCIM base URL. */
 export function isScimPath(path: string): boolean {
@@ -18,9 +18,9 @@ export function isScimPath(path: string): boolean {
 export function scimScope(database: Pick<Database, 'forOrg'>, publicUrl: string): Middleware<ScimState> {
   return async (ctx, next) => {
     const path = ctx.path;
-    const [, encoded, rest = ''] = SCIM_PATH.exec(path)!;
+    const [, encoded = '', rest = ''] = SCIM_PATH.exec(path)!;
     // A path that does not decode names no organization: no token can belong to it.
-    const orgId = safeDecode(encoded!) ?? '';
+    const orgId = safeDecode(encoded) ?? '';
     const state = ctx.state;
     state.orgId = orgId;
     // One share whatever the case of the id; a path that names no uuid never reaches the database.

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type supertest from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TOKEN_CACHE_TTL_MS } from '../../src/auth/token-cache.js';
-import { ADMIN_TOKEN, type Harness, type Tenant, useHarness } from '../helpers/harness.js';
-import { SCIM_ERROR, SCIM_JSON, USER } from '../helpers/scim.js';
+import { ADMIN_TOKEN, type Harness, PUBLIC_URL, type Tenant, useHarness } from '../helpers/harness.js';
+import { expectScimError, SCIM_ERROR, SCIM_JSON, USER } from '../helpers/scim.js';
 import { sleep } from '../helpers/system.js';
 
 const UNKNOWN_ORG = '00000000-0000-4000-8000-000000000000';
@@ -153,10 +153,6 @@ describe('401 for every credential that is not a valid token of this organizatio
       () => ({ base: `/scim/v2/${UNKNOWN_ORG}`, authorization: `Bearer ${a.token}`, presented: a.token }),
     ],
     [
-      'a valid token under an organization id that is not a uuid',
-      () => ({ base: '/scim/v2/not-a-uuid', authorization: `Bearer ${a.token}`, presented: a.token }),
-    ],
-    [
       'two tokens in one header',
       () => ({ base: a.basePath, authorization: `Bearer ${a.token} ${b.token}`, presented: b.token }),
     ],
@@ -174,6 +170,23 @@ describe('401 for every credential that is not a valid token of this organizatio
       .send({ schemas: [USER], userName });
     expectUnauthorized(res, presented);
     expect(await usersNamed(userName)).toEqual([]);
+  });
+
+  it('answers 404 saying what a base URL looks like when the path names no organization id', async () => {
+    for (const path of [
+      '/scim/v2/Users',
+      '/scim/v2/acme/Users',
+      '/scim/v2/not-a-uuid/Schemas',
+      '/scim/v2',
+      '/scim/v2/',
+    ]) {
+      for (const authorization of [`Bearer ${a.token}`, undefined]) {
+        const res = await withAuth(harness.http.get(path), authorization);
+        expectScimError(res, 404);
+        expect(res.body.detail).toContain(`a SCIM base URL is ${PUBLIC_URL}/scim/v2/{organization id}`);
+        expect(res.headers['www-authenticate']).toBeUndefined();
+      }
+    }
   });
 
   it('answers 401 before reading the body: malformed JSON without a token is 401, not 400', async () => {
