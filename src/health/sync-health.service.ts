@@ -29,6 +29,13 @@ export interface HealthOptions {
 const EXPIRING_WITHIN_MS = 7 * 24 * 60 * 60_000;
 /** Failed requests in a row since the last success that make the state failing. */
 const FAILING_IN_A_ROW = 5;
+/**
+ * Requests with a token the organization does not have (or none) since the last success that make
+ * credential trouble, when none has succeeded for UNKNOWN_TOKENS_QUIET_MS: one stray request (another
+ * organization's token, a typo, a scanner) is not.
+ */
+const UNKNOWN_TOKENS_IN_A_ROW = 5;
+const UNKNOWN_TOKENS_QUIET_MS = 15 * 60_000;
 /** The share of the last hour's requests that failed, over at least FAILING_MIN_REQUESTS, for failing. */
 const FAILING_SHARE = 0.5;
 const FAILING_MIN_REQUESTS = 10;
@@ -42,7 +49,7 @@ export async function orgHealth(db: Kysely<DB>, orgId: string, now: Date, option
   const [tokens, day, failures, people] = await Promise.all([
     listTokens(db, orgId),
     recentCounts(db, orgId, now),
-    recentFailures(db, orgId, Math.min(options.failures ?? 20, FAILURES_KEPT)),
+    recentFailures(db, orgId, FAILURES_KEPT),
     options.people === false ? undefined : countPeople(db, orgId),
   ]);
 
@@ -50,20 +57,23 @@ export async function orgHealth(db: Kysely<DB>, orgId: string, now: Date, option
   const lastDay: Tally = {};
   let lastRequestAt = latest(tokens.map((t) => t.lastUsedAt));
   let lastSuccessAt = latest(tokens.map((t) => t.lastSuccessAt));
-  let lastUnauthorizedAt: Date | null = null;
+  // Refused with a token of this organization that expired or was revoked (the token is known).
+  let lastRefusedOwnTokenAt: Date | null = null;
   for (const row of day) {
     const outcome = row.outcome as Outcome;
     add(lastDay, row.operation, outcome, Number(row.day));
     if (Number(row.hour) > 0) add(lastHour, row.operation, outcome, Number(row.hour));
     lastRequestAt = latest([lastRequestAt, row.last_at]);
     if (outcome === 'success') lastSuccessAt = latest([lastSuccessAt, row.last_at]);
-    if (outcome === 'unauthorized') lastUnauthorizedAt = latest([lastUnauthorizedAt, row.last_at]);
+    if (outcome === 'unauthorized' && row.token_id !== null)
+      lastRefusedOwnTokenAt = latest([lastRefusedOwnTokenAt, row.last_at]);
   }
 
   const since = (at: Date | null) => (f: { at: Date }) => !at || f.at > at;
-  const failedInARow = failures
-    .filter((f) => f.status !== 404 && f.status !== 401)
-    .filter(since(lastSuccessAt)).length;
+  const sinceSuccess = failures.filter(since(lastSuccessAt));
+  const failedInARow = sinceSuccess.filter((f) => f.status !== 404 && f.status !== 401).length;
+  const unknownTokens = sinceSuccess.filter((f) => f.status === 401 && f.token_id === null).length;
+  const quiet = !lastSuccessAt || now.getTime() - lastSuccessAt.getTime() >= UNKNOWN_TOKENS_QUIET_MS;
   const hour = totals(lastHour);
   const reasons: string[] = [];
   let state: HealthState = 'healthy';
@@ -79,9 +89,14 @@ export async function orgHealth(db: Kysely<DB>, orgId: string, now: Date, option
   if (!lastRequestAt) {
     state = 'never_connected';
     reasons.push('No request has reached this organization’s SCIM base URL yet.');
-  } else if (lastUnauthorizedAt && (!lastSuccessAt || lastUnauthorizedAt > lastSuccessAt)) {
+  } else if (lastRefusedOwnTokenAt && (!lastSuccessAt || lastRefusedOwnTokenAt > lastSuccessAt)) {
     state = 'credential_trouble';
-    reasons.push('The latest requests came with an expired, revoked or unknown token.');
+    reasons.push('The latest requests came with an expired or revoked token of this organization.');
+  } else if (unknownTokens >= UNKNOWN_TOKENS_IN_A_ROW && quiet) {
+    state = 'credential_trouble';
+    reasons.push(
+      `The last ${unknownTokens} requests came with a token this organization does not have, or none, and none has succeeded ${lastSuccessAt ? `since ${lastSuccessAt.toISOString()}` : 'yet'}.`,
+    );
   } else if (
     failedInARow >= FAILING_IN_A_ROW ||
     (hour.counted >= FAILING_MIN_REQUESTS && hour.failed / hour.counted >= FAILING_SHARE)
@@ -92,6 +107,9 @@ export async function orgHealth(db: Kysely<DB>, orgId: string, now: Date, option
         ? `The last ${failedInARow} requests failed.`
         : `${hour.failed} of the last hour’s ${hour.counted} requests failed.`,
     );
+  } else if (!lastSuccessAt) {
+    state = 'never_connected';
+    reasons.push('Requests have reached this organization’s SCIM base URL, but none has succeeded yet.');
   } else if (now.getTime() - lastRequestAt.getTime() > options.idleAfterMs) {
     state = 'idle';
     reasons.push(`No request since ${lastRequestAt.toISOString()}.`);
@@ -114,7 +132,7 @@ export async function orgHealth(db: Kysely<DB>, orgId: string, now: Date, option
     requests: { lastHour, lastDay },
     users: people?.users ?? null,
     groups: people?.groups ?? null,
-    recentFailures: failures.map((f) => {
+    recentFailures: failures.slice(0, options.failures ?? 20).map((f) => {
       const failure = { status: f.status, scimType: f.scim_type, detail: f.detail };
       return {
         at: f.at.toISOString(),

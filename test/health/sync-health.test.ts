@@ -180,6 +180,52 @@ describe('sync health', () => {
     });
   });
 
+  it('is not credential trouble for a stray unknown token or missing header; a run of them with no success for a while is', async () => {
+    const t = await harness.tenant();
+    const stranger = await harness.tenant();
+    await t.get('/Users').expect(200);
+    await harness.http
+      .get(`${t.basePath}/Users`)
+      .set('Authorization', `Bearer ${stranger.token}`)
+      .expect(401);
+    await harness.http.get(`${t.basePath}/Users`).expect(401);
+    const h = await health(t.orgId);
+    expect(h.state).toBe('healthy');
+    expect(h.recentFailures.map((f: Json) => [f.status, f.tokenId])).toEqual([
+      [401, null],
+      [401, null],
+    ]);
+    for (let n = 0; n < 3; n++)
+      await harness.http.get(`${t.basePath}/Users`).set('Authorization', 'Bearer typo').expect(401);
+    expect((await health(t.orgId)).state).toBe('healthy');
+    // Five in a row, and no success for a quarter of an hour.
+    const later = (minutes: number) =>
+      orgHealth(harness.database.db, t.orgId, new Date(Date.now() + minutes * 60_000), {
+        idleAfterMs: 86_400_000,
+      });
+    expect((await later(5)).state).toBe('healthy');
+    const trouble = await later(16);
+    expect(trouble.state).toBe('credential_trouble');
+    expect(trouble.reasons[0]).toMatch(/last 5 requests came with a token this organization does not have/);
+    await t.get('/Users').expect(200);
+    expect((await health(t.orgId)).state).toBe('healthy');
+  });
+
+  it('is never_connected, not trouble, while refused requests alone have arrived; five of them are trouble', async () => {
+    const org = await harness.createOrg({ name: 'Typo' });
+    await harness.http.get(`/scim/v2/${org.id}/Users`).set('Authorization', 'Bearer scimd_typo').expect(401);
+    let h = await health(org.id);
+    expect(h.state).toBe('never_connected');
+    expect(h.reasons[0]).toMatch(/none has succeeded yet/);
+    for (let n = 0; n < 4; n++)
+      await harness.http
+        .get(`/scim/v2/${org.id}/Users`)
+        .set('Authorization', 'Bearer scimd_typo')
+        .expect(401);
+    h = await health(org.id);
+    expect(h.state).toBe('credential_trouble');
+  });
+
   it('hints at group sync and scopes when the IdP pushes what the organization refuses', async () => {
     const org = await harness.createOrg({ name: 'No groups' });
     const t = await harness.tenantOf(org.id, await harness.createToken(org.id));
