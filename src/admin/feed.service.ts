@@ -10,7 +10,12 @@ import {
   looksLikeSecret,
   secretPrefix,
 } from '../auth/secrets.js';
-import { type ChangeFeed, CursorExpiredError, ReaderRevokedError } from '../changes/change-feed.js';
+import {
+  type ChangeFeed,
+  CursorAheadError,
+  CursorExpiredError,
+  ReaderRevokedError,
+} from '../changes/change-feed.js';
 import { CHANGE_TYPES, type ChangeType, isChangeType, pageJson } from '../changes/changes.js';
 import { isUuid } from '../db/ids.js';
 import type { DB } from '../db/tables.js';
@@ -86,6 +91,13 @@ export async function readChanges(
       throw new AdminError(401, 'unauthorized', 'The API key was revoked', {
         'WWW-Authenticate': 'Bearer realm="scimd-admin"',
       });
+    }
+    if (error instanceof CursorAheadError) {
+      throw new AdminError(
+        400,
+        'invalid_request',
+        `after: ${input.after} is past the end of this feed (its last position is ${error.last}): give a nextCursor or a change's cursor this feed answered, or no cursor to start at the oldest change kept`,
+      );
     }
     if (error instanceof CursorExpiredError) {
       throw new AdminError(

@@ -31,6 +31,13 @@ export const DEFAULT_RETENTION_DAYS = 30;
 
 export class CursorExpiredError extends Error {}
 
+/** A cursor after the feed's last position: no cursor this feed gave. */
+export class CursorAheadError extends Error {
+  constructor(readonly last: bigint) {
+    super(`past the end of the feed (${last})`);
+  }
+}
+
 /** The reader of a long poll lost its right to read (its API key was revoked) while it waited. */
 export class ReaderRevokedError extends Error {}
 
@@ -125,7 +132,8 @@ export class ChangeFeed {
 
   /**
    * Changes after `after`, waiting up to `waitMs` for one when there is none. Throws
-   * CursorExpiredError when changes after the cursor have been removed by retention.
+   * CursorExpiredError when changes after the cursor have been removed by retention, and
+   * CursorAheadError for a cursor past the last position (the feed never moves a reader back).
    */
   async read(request: ReadRequest): Promise<ChangePage> {
     const deadline = Date.now() + request.waitMs;
@@ -136,6 +144,7 @@ export class ChangeFeed {
       this.advance(last);
       after ??= purgedThrough;
       if (after < purgedThrough) throw new CursorExpiredError();
+      if (after > last) throw new CursorAheadError(last);
       const filtered = request.filter.types !== undefined;
       const through = filtered && last - after > FILTERED_WINDOW ? after + FILTERED_WINDOW : last;
       const changes = await readChanges(this.db, after, through, request.filter, request.limit);

@@ -82,6 +82,19 @@ describe('GET /admin/v1/changes', () => {
     expect(res.body.error.message).toContain(named);
   });
 
+  it('refuses a cursor past the end of the feed rather than move the reader back', async () => {
+    const last = BigInt(await currentCursor(harness));
+    const ahead = (last + 1000n).toString();
+    const res = await harness.admin('get', `/changes?after=${ahead}`);
+    expectAdminError(res, 400, 'invalid_request');
+    expect(res.body.error.message).toContain(
+      `after: ${ahead} is past the end of this feed (its last position is ${last})`,
+    );
+    expectAdminError(await harness.admin('get', `/changes?after=${ahead}&wait=5`), 400, 'invalid_request');
+    // The last position itself is a good cursor.
+    await harness.admin('get', `/changes?after=${last}`).expect(200);
+  });
+
   it('a long poll answers as soon as a change commits', async () => {
     const after = await currentCursor(harness);
     const started = Date.now();
