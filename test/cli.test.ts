@@ -233,7 +233,8 @@ describe('scimd webhook', () => {
     ]);
     expect(created.code, created.err).toBe(0);
     const secret = /^ {2}(whsec_\S+)$/m.exec(created.out)![1]!;
-    expect(created.out).toMatch(/shown only now/);
+    expect(created.out).toMatch(/shown only now; scimd keeps it encrypted/);
+    expect(created.out).not.toMatch(/hash|old secret/);
     const listed = await json(['webhook', 'list']);
     const hook = listed.webhooks.find((w: { url: string }) => w.url === 'https://hooks.example.com/cli');
     expect(hook).toMatchObject({ events: ['user.created', 'group.created'], state: 'active' });
@@ -258,6 +259,9 @@ describe('scimd webhook', () => {
     ]);
     expect(refused.code).toBe(1);
     expect(refused.err).toMatch(/400.*url/);
+    expect(refused.err).toMatch(/WEBHOOKS_ALLOW_PRIVATE=true lifts this/);
+    const rotatedText = await run(['webhook', 'rotate-secret', hook.id]);
+    expect(rotatedText.out).toMatch(/keeps it encrypted[\s\S]*The old secret signs nothing sent from now on/);
     expect((await run(['webhook', 'delete', hook.id])).code).toBe(2);
     expect((await json(['webhook', 'delete', hook.id, '--yes'])).deleted).toBe(hook.id);
   });

@@ -53,5 +53,11 @@ export function details(value: Record<string, unknown>): string {
 }
 
 /** A new token's secret, shown once. */
-export const secretNotice = (token: { token: string }, use = 'Give it to the IdP as the bearer token.') =>
-  `\nSecret (shown only now; scimd keeps its hash):\n\n  ${token.token}\n\n${use}\n`;
+/** How scimd keeps a secret it shows once: a token's hash, or a webhook secret encrypted (it signs with it). */
+type Kept = 'its hash' | 'it encrypted';
+
+export const secretNotice = (
+  token: { token: string },
+  use = 'Give it to the IdP as the bearer token.',
+  kept: Kept = 'its hash',
+) => `\nSecret (shown only now; scimd keeps ${kept}):\n\n  ${token.token}\n\n${use}\n`;

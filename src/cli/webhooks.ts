@@ -16,8 +16,8 @@ const DELIVERY_COLUMNS = [
   'lastError',
   'nextAttemptAt',
 ];
-const SIGNING =
-  'Give it to the receiver: it checks X-Scimd-Signature (or webhook-signature) with it. The old secret no longer signs.';
+const SIGNING = 'Give it to the receiver: it checks X-Scimd-Signature (or webhook-signature) with it.';
+const ROTATED = `${SIGNING} The old secret signs nothing sent from now on.`;
 
 const list = (value: string | boolean | undefined) =>
   typeof value === 'string'
@@ -60,7 +60,7 @@ export const WEBHOOK_COMMANDS: Record<string, Command> = {
       } & Record<string, unknown>;
       print(io, json, created, () => {
         const { secret, ...shown } = created;
-        return details(shown) + secretNotice({ token: secret }, SIGNING);
+        return details(shown) + secretNotice({ token: secret }, SIGNING, 'it encrypted');
       });
     },
   },
@@ -125,7 +125,7 @@ export const WEBHOOK_COMMANDS: Record<string, Command> = {
       } & Record<string, unknown>;
       print(io, json, rotated, () => {
         const { secret, ...shown } = rotated;
-        return details(shown) + secretNotice({ token: secret }, SIGNING);
+        return details(shown) + secretNotice({ token: secret }, ROTATED, 'it encrypted');
       });
     },
   },

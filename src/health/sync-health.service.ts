@@ -59,6 +59,8 @@ export async function orgHealth(db: Kysely<DB>, orgId: string, now: Date, option
   let lastSuccessAt = latest(tokens.map((t) => t.lastSuccessAt));
   // Refused with a token of this organization that expired or was revoked (the token is known).
   let lastRefusedOwnTokenAt: Date | null = null;
+  // Any answer but 401: the request came with a token of the organization.
+  let lastAuthenticatedAt: Date | null = lastSuccessAt;
   for (const row of day) {
     const outcome = row.outcome as Outcome;
     add(lastDay, row.operation, outcome, Number(row.day));
@@ -67,6 +69,7 @@ export async function orgHealth(db: Kysely<DB>, orgId: string, now: Date, option
     if (outcome === 'success') lastSuccessAt = latest([lastSuccessAt, row.last_at]);
     if (outcome === 'unauthorized' && row.token_id !== null)
       lastRefusedOwnTokenAt = latest([lastRefusedOwnTokenAt, row.last_at]);
+    if (outcome !== 'unauthorized') lastAuthenticatedAt = latest([lastAuthenticatedAt, row.last_at]);
   }
 
   const since = (at: Date | null) => (f: { at: Date }) => !at || f.at > at;
@@ -107,9 +110,11 @@ export async function orgHealth(db: Kysely<DB>, orgId: string, now: Date, option
         ? `The last ${failedInARow} requests failed.`
         : `${hour.failed} of the last hour’s ${hour.counted} requests failed.`,
     );
-  } else if (!lastSuccessAt) {
+  } else if (!lastAuthenticatedAt) {
     state = 'never_connected';
-    reasons.push('Requests have reached this organization’s SCIM base URL, but none has succeeded yet.');
+    reasons.push(
+      'Requests have reached this organization’s SCIM base URL, but none has come with a token of this organization yet.',
+    );
   } else if (now.getTime() - lastRequestAt.getTime() > options.idleAfterMs) {
     state = 'idle';
     reasons.push(`No request since ${lastRequestAt.toISOString()}.`);

@@ -71,6 +71,8 @@ function isInternalAddress(address: string): boolean {
   return family === 6 && isInternalV6(address);
 }
 
+const FOR_DEVELOPMENT = 'WEBHOOKS_ALLOW_PRIVATE=true lifts this, for development and tests only';
+
 /** Why `url` may not receive deliveries, or undefined when it may. */
 export function refusedUrl(url: string, allowPrivate: boolean): string | undefined {
   let parsed: URL;
@@ -80,10 +82,11 @@ export function refusedUrl(url: string, allowPrivate: boolean): string | undefin
     return 'is not an absolute URL';
   }
   if (parsed.username || parsed.password) return 'must not carry credentials';
-  if (parsed.protocol !== 'https:' && !(allowPrivate && parsed.protocol === 'http:')) return 'must be https';
+  if (parsed.protocol !== 'https:' && !(allowPrivate && parsed.protocol === 'http:'))
+    return `must be https${parsed.protocol === 'http:' ? ` (${FOR_DEVELOPMENT})` : ''}`;
   const host = parsed.hostname.replace(/^\[|\]$/g, '');
   if (!allowPrivate && (isInternalAddress(host) || /^localhost$|\.localhost$/i.test(host)))
-    return 'must not name a loopback, private or link-local address';
+    return `must not name a loopback, private or link-local address (${FOR_DEVELOPMENT})`;
   return undefined;
 }
 
@@ -96,7 +99,7 @@ export function publicOnly(resolve: typeof dnsLookup): LookupFunction {
       const refused = list.find((a) => isInternalAddress(a.address));
       if (refused) {
         const denied = Object.assign(
-          new Error(`${hostname} resolves to an internal address (${refused.address})`),
+          new Error(`${hostname} resolves to an internal address (${refused.address}); ${FOR_DEVELOPMENT}`),
           { code: 'EADDRNOTALLOWED' },
         );
         return callback(denied, '', 0);

@@ -216,7 +216,7 @@ describe('sync health', () => {
     await harness.http.get(`/scim/v2/${org.id}/Users`).set('Authorization', 'Bearer scimd_typo').expect(401);
     let h = await health(org.id);
     expect(h.state).toBe('never_connected');
-    expect(h.reasons[0]).toMatch(/none has succeeded yet/);
+    expect(h.reasons[0]).toMatch(/none has come with a token of this organization yet/);
     for (let n = 0; n < 4; n++)
       await harness.http
         .get(`/scim/v2/${org.id}/Users`)

@@ -103,15 +103,17 @@ describe('the delivery sender', () => {
     for (const host of publicHosts) expect(refusedUrl(`https://${host}/in`, false), host).toBeUndefined();
     for (const host of internalHosts)
       expect(refusedUrl(`https://${host}/in`, false), host).toBe(
-        'must not name a loopback, private or link-local address',
+        'must not name a loopback, private or link-local address (WEBHOOKS_ALLOW_PRIVATE=true lifts this, for development and tests only)',
       );
   });
 
   it('refuses a URL that is not https, or names loopback, before any connection', async () => {
     sender = new Sender({ timeoutMs: 2000, allowPrivate: false, connections: 1 });
-    expect((await sender.send('http://hooks.example.com/in', '{}', {})).error).toBe('the URL must be https');
+    expect((await sender.send('http://hooks.example.com/in', '{}', {})).error).toBe(
+      'the URL must be https (WEBHOOKS_ALLOW_PRIVATE=true lifts this, for development and tests only)',
+    );
     expect((await sender.send('https://127.0.0.1/in', '{}', {})).error).toBe(
-      'the URL must not name a loopback, private or link-local address',
+      'the URL must not name a loopback, private or link-local address (WEBHOOKS_ALLOW_PRIVATE=true lifts this, for development and tests only)',
     );
   });
 
