@@ -211,8 +211,8 @@ export function adminApi(deps: AdminApiDeps): Middleware {
         );
       }
       if (BODY_METHODS.has(ctx.method)) {
-        const type = ctx.get('content-type');
-        if (type && !ctx.is('application/json')) {
+        // A request without a body (is() answers null) is an empty object, whatever its Content-Type.
+        if (ctx.get('content-type') && ctx.is('application/json') === false) {
           throw new AdminError(415, 'unsupported_media_type', 'Send application/json');
         }
         const failure = await readBody(ctx);

@@ -21,6 +21,8 @@ type AdminMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 export interface Harness {
   database: Database;
   http: ReturnType<typeof supertest>;
+  /** The app's request handler, for a test that needs a real server (a raw request, say). */
+  callback: ReturnType<ReturnType<typeof createApp>['callback']>;
   /** An admin API request (`path` below /admin/v1) with the admin token. */
   admin(method: AdminMethod, path: string): supertest.Test;
   /** The app's remembered token checks (src/auth/token-cache.ts). */
@@ -89,13 +91,15 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     changes,
     webhooks: { box, allowPrivate: dispatcher !== undefined, dispatcher },
   });
-  const http = supertest(app.callback());
+  const callback = app.callback();
+  const http = supertest(callback);
   const admin = (method: AdminMethod, path: string) =>
     http[method](`/admin/v1${path}`).set('Authorization', `Bearer ${ADMIN_TOKEN}`);
 
   const harness: Harness = {
     database,
     http,
+    callback,
     admin,
     tokenChecks,
     changes,

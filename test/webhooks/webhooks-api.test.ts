@@ -1,8 +1,10 @@
 // Webhook endpoints through the admin API, as production configures them (private targets refused):
 // the event list, creation with its secret shown once, validation, state changes, rotation.
+import { createServer } from 'node:http';
+import { type AddressInfo, connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { CHANGE_TYPES } from '../../src/changes/changes.js';
-import { type Harness, useHarness } from '../helpers/harness.js';
+import { ADMIN_TOKEN, type Harness, useHarness } from '../helpers/harness.js';
 import { expectAdminError } from '../helpers/scim.js';
 
 let harness: Harness;
@@ -138,5 +140,49 @@ describe('/admin/v1/webhooks', () => {
     const key = (await harness.admin('post', '/api-keys').send({ name: 'p' }).expect(201)).body.key;
     const res = await harness.http.get('/admin/v1/webhooks').set('Authorization', `Bearer ${key}`);
     expectAdminError(res, 403, 'forbidden');
+  });
+});
+
+describe('a POST without a body', () => {
+  /** The request as curl sends `-X POST -H 'Content-Type: application/json'`: no Content-Length. */
+  async function rawPost(path: string, contentType: string): Promise<string> {
+    const server = createServer(harness.callback);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+      socket.write(
+        `POST ${path} HTTP/1.1\r\nHost: scimd\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\nContent-Type: ${contentType}\r\nConnection: close\r\n\r\n`,
+      );
+      let answer = '';
+      for await (const chunk of socket) answer += chunk;
+      return answer;
+    } finally {
+      server.close();
+    }
+  }
+
+  it('is an empty object, whatever its Content-Type says', async () => {
+    const created = await harness
+      .admin('post', '/webhooks')
+      .send({ url: 'https://hooks.example.com/empty', events: ['user.created'] })
+      .expect(201);
+    for (const type of ['application/json', 'text/plain']) {
+      const answer = await rawPost(`/admin/v1/webhooks/${created.body.id}/rotate-secret`, type);
+      expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+      expect(answer).toMatch(/"secret":"whsec_/);
+    }
+    const key = await harness.admin('post', '/api-keys').send({ name: 'k' }).expect(201);
+    expect(await rawPost(`/admin/v1/api-keys/${key.body.id}/revoke`, 'application/json')).toMatch(
+      /^HTTP\/1\.1 200 /,
+    );
+    // A body of another type is still refused.
+    expectAdminError(
+      await harness
+        .admin('post', `/webhooks/${created.body.id}/rotate-secret`)
+        .set('Content-Type', 'text/plain')
+        .send('x'),
+      415,
+      'unsupported_media_type',
+    );
   });
 });
