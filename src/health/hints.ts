@@ -17,6 +17,10 @@ const HINTS: readonly [(f: Failure) => boolean, string][] = [
     'The token was revoked: paste a current token of this organization into the IdP’s provisioning settings.',
   ],
   [
+    (f) => f.status === 401 && /bearer token is required/.test(f.detail),
+    'The IdP sent no token: put this organization’s SCIM token in its provisioning settings as the bearer token (Okta: Authorization, HTTP Header; Entra: Secret Token).',
+  ],
+  [
     (f) => f.status === 401,
     'The IdP sends a token this organization does not have: check that the base URL is this organization’s and that the token was pasted whole.',
   ],
@@ -49,7 +53,15 @@ const HINTS: readonly [(f: Failure) => boolean, string][] = [
     'A group names members that are not users of this organization: push the users before their groups.',
   ],
   [
-    (f) => f.status === 503 || f.status >= 500,
+    (f) => f.status === 501,
+    'The IdP asked for what scimd does not offer (Bulk, /Me): turn bulk operations off in the IdP’s settings; the ServiceProviderConfig says bulk is not supported.',
+  ],
+  [
+    (f) => f.status === 405,
+    'The IdP used a method this endpoint does not take: check the base URL in the IdP ends with the organization id, with nothing after it.',
+  ],
+  [
+    (f) => f.status === 503 || f.status === 500,
     'scimd or its database could not serve the request; the IdP retries it. If it persists, give the operator the request id.',
   ],
 ];

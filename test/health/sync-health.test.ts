@@ -243,6 +243,21 @@ describe('sync health', () => {
     ]);
   });
 
+  it('gives Bulk, a missing token and an unknown token each a hint of its own', async () => {
+    const t = await harness.tenant();
+    await t
+      .post('/Bulk', { schemas: ['urn:ietf:params:scim:api:messages:2.0:BulkRequest'], Operations: [] })
+      .expect(501);
+    await harness.http.get(`${t.basePath}/Users`).expect(401);
+    await harness.http.get(`${t.basePath}/Users`).set('Authorization', 'Bearer scimd_unknown').expect(401);
+    const hints = (await health(t.orgId)).recentFailures.map((f: Json) => [f.status, f.hint]);
+    expect(hints).toEqual([
+      [401, expect.stringMatching(/^The IdP sends a token this organization does not have/)],
+      [401, expect.stringMatching(/^The IdP sent no token/)],
+      [501, expect.stringMatching(/^The IdP asked for what scimd does not offer \(Bulk, \/Me\)/)],
+    ]);
+  });
+
   it('is idle after SYNC_IDLE_HOURS without a request, and warns of a token about to expire', async () => {
     const org = await harness.createOrg({ name: 'Quiet' });
     const soon = new Date(Date.now() + 3 * 24 * 3_600_000).toISOString();
