@@ -33,6 +33,7 @@ export function registerGroupRoutes(router: Router<ScimState>): void {
         state.registry.types.Group,
         state.baseUrl,
         withMembers(state, params.projection),
+        state.scopes,
       ),
       state.org,
       params,
@@ -61,7 +62,11 @@ export function registerGroupRoutes(router: Router<ScimState>): void {
     const members = withMembers(state, projection)
       ? (known ?? (await groups.membersOf(db, state.org.id, group.id)))
       : undefined;
-    return projectAttributes(groups.renderGroup(group, type, state.baseUrl, members), type, projection);
+    return projectAttributes(
+      groups.renderGroup(group, type, state.baseUrl, members, state.scopes),
+      type,
+      projection,
+    );
   };
 
   // Creating a group is one statement with its members and its audit entry, like POST /Users.

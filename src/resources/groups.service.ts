@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
 import type { AuditEntry } from '../audit/audit.js';
 import { insertAudit } from '../audit/audit.repository.js';
 import { isUuid } from '../db/ids.js';
-import type { DB } from '../db/tables.js';
+import type { DB, TokenScope } from '../db/tables.js';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../db/text.js';
 import { planFilter } from '../filter/plan.js';
 import {
@@ -37,13 +37,20 @@ const MEMBER_DISPLAY_MAX_LENGTH =
   findAttribute(findAttribute(topLevelAttributes(standardGroupType), 'members')!.subAttributes!, 'display')!
     .maxLength ?? Number.POSITIVE_INFINITY;
 
-/** The group, its members when read, and the extensions of `type` it carries (listed in `schemas`). */
+/**
+ * The group, its members when read, and the extensions of `type` it carries (listed in `schemas`). A
+ * member's `display` is what the IdP sent with the group; a token that may read users (`scopes`) also
+ * gets the user's displayName or userName where the IdP sent none, a token without that scope no data
+ * of the user's own.
+ */
 export function renderGroup(
   group: StoredGroup,
   type: ResourceTypeDef,
   baseUrl: string,
   members: readonly StoredMember[] | undefined,
+  scopes: readonly TokenScope[],
 ): ScimResource {
+  const userData = scopes.includes('users');
   const carried = type.schemaExtensions.filter((e) => e.schema in group.attributes).map((e) => e.schema);
   return {
     schemas: [type.schema, ...carried],
@@ -52,12 +59,15 @@ export function renderGroup(
     // Read: every member (possibly none). Not read (excludedAttributes=members): no key at all.
     ...(members
       ? {
-          members: members.map((m) => ({
-            value: m.userId,
-            $ref: `${baseUrl}/Users/${m.userId}`,
-            display: m.display ?? m.userDisplayName ?? m.userName,
-            type: 'User',
-          })),
+          members: members.map((m) => {
+            const display = m.display ?? (userData ? (m.userDisplayName ?? m.userName) : null);
+            return {
+              value: m.userId,
+              $ref: `${baseUrl}/Users/${m.userId}`,
+              ...(display === null ? {} : { display }),
+              type: 'User',
+            };
+          }),
         }
       : {}),
     meta: {
@@ -399,6 +409,7 @@ export const searchableGroups = (
   type: ResourceTypeDef,
   baseUrl: string,
   withMembers: boolean,
+  scopes: readonly TokenScope[],
 ): Searchable<{ item: StoredGroup; related: StoredMember[] | undefined }> => ({
   type,
   storage: groupStorage,
@@ -408,5 +419,5 @@ export const searchableGroups = (
       await repo.listGroups(db, orgId, query),
       withMembers ? (ids) => memberRepo.listMembers(db, orgId, ids) : undefined,
     ),
-  render: ({ item, related }) => renderGroup(item, type, baseUrl, related),
+  render: ({ item, related }) => renderGroup(item, type, baseUrl, related, scopes),
 });

@@ -40,6 +40,7 @@ export function registerRootSearch(router: Router<ScimState>): void {
           registry.types.Group,
           baseUrl,
           withMembers,
+          scopes,
         ) as Searchable<unknown>,
       );
     }

@@ -159,6 +159,34 @@ describe('group synchronization setting', () => {
       await setGroupSync(fixture.g.orgId, true);
     });
 
+    it('shows a token only the data of its scopes: no user data to a groups-only one, no groups to a users-only one', async () => {
+      const { g, groupsOnly, usersOnly, userId, group } = await orgWithKeptGroup();
+      await setGroupSync(g.orgId, true);
+      const named = await createUser(g, { userName: 'named@corp.example', displayName: 'Named' });
+      await g
+        .patch(
+          `/Groups/${group.id}`,
+          patchOp({ op: 'add', path: 'members', value: [{ value: named, display: 'Sent with the group' }] }),
+        )
+        .expect((res) => expect([200, 204]).toContain(res.status));
+      const displays = (body: Json) =>
+        Object.fromEntries(body.members.map((m: Json) => [m.value, 'display' in m ? m.display : '(none)']));
+      // Both scopes: what the IdP sent with the group, else the user's displayName.
+      const both = await g.get(`/Groups/${group.id}`).expect(200);
+      expect(displays(both.body)).toEqual({ [userId]: 'Kept', [named]: 'Sent with the group' });
+      // Groups only: what the IdP sent with the group, and nothing read from the user.
+      const onlyGroups = await call(groupsOnly, g.basePath, 'GET', `/Groups/${group.id}`).expect(200);
+      expect(displays(onlyGroups.body)).toEqual({ [userId]: '(none)', [named]: 'Sent with the group' });
+      const listed = await call(groupsOnly, g.basePath, 'GET', '/Groups').expect(200);
+      expect(JSON.stringify(listed.body)).not.toMatch(/Kept"|kept@corp/);
+      // Users only: the user without the groups it is in.
+      const user = await call(usersOnly, g.basePath, 'GET', `/Users/${userId}`).expect(200);
+      expect(user.body).not.toHaveProperty('groups');
+      expect((await g.get(`/Users/${userId}`).expect(200)).body.groups).toEqual([
+        expect.objectContaining({ value: group.id }),
+      ]);
+    });
+
     it.each(GROUP_ROUTES)(
       'refuses $method $path to a users-only token (scope)',
       async ({ method, path, ...rest }) => {

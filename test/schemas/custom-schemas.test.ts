@@ -1,9 +1,11 @@
 // An organization's own schema extensions: defined through the admin API, advertised in its
 // /Schemas and /ResourceTypes, validated, stored, returned, patched, filtered and sorted in SQL, and
 // never seen by another organization.
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { currentCursor, readAll } from '../helpers/changes.js';
 import { type Harness, type Tenant, useHarness } from '../helpers/harness.js';
-import { expectScimError, patchOp, USER } from '../helpers/scim.js';
+import { expectScimError, type Json, patchOp, USER } from '../helpers/scim.js';
 
 const ACME = 'urn:ietf:params:scim:schemas:extension:acme:2.0:User';
 
@@ -384,6 +386,48 @@ describe('characteristics and limits', () => {
     });
     expectScimError(tooLong, 400, 'invalidValue');
     expect(tooLong.body.detail).toMatch(/note.*2048/);
+  });
+
+  it('withholds returned: never and writeOnly values from SCIM clients, and keeps them for the product', async () => {
+    const org = await harness.tenant();
+    const urn = 'urn:acme:badges:User';
+    await putSchema(org.orgId, urn, {
+      id: urn,
+      resourceType: 'User',
+      attributes: [
+        { name: 'pin', type: 'string', mutability: 'writeOnly', returned: 'never' },
+        { name: 'clearance', type: 'string', returned: 'never' },
+      ],
+    }).expect(201);
+    const after = await currentCursor(harness);
+    const created = await org
+      .post('/Users', {
+        schemas: [USER, urn],
+        userName: 'pin@badges.example',
+        [urn]: { pin: '4321', clearance: 'top' },
+      })
+      .expect(201);
+    const id = created.body.id;
+    // SCIM clients (the IdP) see neither, whatever they ask.
+    for (const path of [
+      `/Users/${id}`,
+      `/Users/${id}?attributes=${encodeURIComponent(`${urn}:pin`)}`,
+      '/Users',
+    ]) {
+      const text = (await org.get(path).expect(200)).text;
+      expect(text).not.toContain('4321');
+      expect(text).not.toContain('"top"');
+    }
+    // The product reads both: the read model and the change feed carry the stored values.
+    const { rows } = await sql<{
+      attributes: Json;
+    }>`select attributes from directory.users where org_id = ${org.orgId} and id = ${id}`.execute(
+      harness.database.db,
+    );
+    expect(rows[0]!.attributes[urn]).toEqual({ pin: '4321', clearance: 'top' });
+    const { changes } = await readAll(harness, { after });
+    const change = changes.find((c) => c.resourceId === id)!;
+    expect(change.data.attributes[urn]).toEqual({ pin: '4321', clearance: 'top' });
   });
 
   it('requires a required attribute of a user carrying the extension', async () => {
