@@ -419,9 +419,9 @@ describe('characteristics and limits', () => {
       expect(text).not.toContain('"top"');
     }
     // The product reads both: the read model and the change feed carry the stored values.
-    const { rows } = await sql<{
-      attributes: Json;
-    }>`select attributes from directory.users where org_id = ${org.orgId} and id = ${id}`.execute(
+    const directory = harness.database.schema ? `${harness.database.schema}_directory` : 'directory';
+    const { rows } = await sql<{ attributes: Json }>`
+      select attributes from ${sql.id(directory, 'users')} where org_id = ${org.orgId} and id = ${id}`.execute(
       harness.database.db,
     );
     expect(rows[0]!.attributes[urn]).toEqual({ pin: '4321', clearance: 'top' });
