@@ -19,8 +19,8 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { openDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
-import { outcomeOf, scimOperationOf } from '../src/health/scim-operation.js';
 import { SyncActivity } from '../src/health/sync-activity.js';
+import { outcomeOf, scimOperationOf } from '../src/http/scim-operation.js';
 import { Metrics } from '../src/metrics/metrics.js';
 import {
   FEED_CHANGES,

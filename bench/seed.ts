@@ -4,9 +4,9 @@
 // resetRound puts back what the round's writes changed, so that every round starts alike.
 import { randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
-import { createOrg, createToken } from '../src/admin/admin.service.js';
-import { putSchema } from '../src/admin/schemas.service.js';
+import { putSchema } from '../src/custom-schemas/schemas.service.js';
 import type { DB } from '../src/db/tables.js';
+import { createOrg, createToken } from '../src/orgs/orgs.service.js';
 import { recountOrg } from '../src/resources/counts.repository.js';
 import { setFeedTriggers } from './feed.js';
 

@@ -2,10 +2,7 @@
 // renders its own errors; everything else is a plain 404.
 import Koa from 'koa';
 import { adminApi } from './admin/admin-api.js';
-import type { WebhookDeps } from './admin/webhooks.service.js';
 import { AuditWriter } from './audit/audit.js';
-import type { TokenChecks } from './auth/scim-auth.js';
-import { TokenCache } from './auth/token-cache.js';
 import { ChangeFeed } from './changes/change-feed.js';
 import { consoleApp } from './console/console.js';
 import type { Database } from './db/database.js';
@@ -15,8 +12,11 @@ import { requestContext } from './http/request-context.js';
 import type { Logger } from './log.js';
 import { Metrics } from './metrics/metrics.js';
 import { measureRequests, metricsEndpoint } from './metrics/metrics-http.js';
+import type { TokenChecks } from './orgs/scim-auth.js';
+import { TokenCache } from './orgs/token-cache.js';
 import { scimApi } from './scim/scim-api.js';
 import { SecretBox } from './webhooks/secret-box.js';
+import type { WebhookDeps } from './webhooks/webhooks.service.js';
 
 export interface AppDeps {
   /** The database: the system share (`db`), each organization's share (`forOrg`) and `ping`. */

@@ -2,7 +2,7 @@
 import type { Context } from 'koa';
 import type { AdminApiDeps } from '../admin/admin-api.js';
 import type { FailureThrottle } from '../http/failure-throttle.js';
-import type { ConsoleSession, Sessions } from './sessions.js';
+import type { ConsoleSession, Sessions } from '../sessions/sessions.js';
 
 /** The admin API's dependencies but the change feed (the console reads changes from their table). */
 export type ConsoleDeps = Omit<AdminApiDeps, 'changes'> & {

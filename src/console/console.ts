@@ -3,16 +3,16 @@
 import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import { AdminError } from '../admin/admin-errors.js';
 import { type AuditEntry, resourceTypeOf } from '../audit/audit.js';
 import { databaseFailure, failureFields, isUnstorableTextError } from '../db/failures.js';
 import { UNSTORABLE_TEXT_MESSAGE } from '../db/text.js';
+import { AdminError } from '../http/admin-errors.js';
 import { FailureThrottle } from '../http/failure-throttle.js';
+import { type Audience, type ConsoleSession, csrfMatches, Sessions } from '../sessions/sessions.js';
 import { assetServer } from './assets.js';
 import type { Audited, ConsoleDeps, ConsoleState, RecordAction } from './console-deps.js';
 import { registerOperatorRoutes } from './operator.routes.js';
 import { sendPage } from './respond.js';
-import { type Audience, type ConsoleSession, csrfMatches, Sessions } from './sessions.js';
 import { registerSetupRoutes } from './setup.routes.js';
 import { errorPage } from './views/layout.js';
 import { operatorNav } from './views/operator.js';

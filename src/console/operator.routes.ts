@@ -3,15 +3,15 @@
 // log, as the admin API's does.
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import * as admin from '../admin/admin.service.js';
-import { invalidRequest } from '../admin/admin-errors.js';
-import * as schemas from '../admin/schemas.service.js';
-import * as setupLinks from '../admin/setup-links.service.js';
-import * as webhooks from '../admin/webhooks.service.js';
-import { changeOrgAuth } from '../auth/auth-changes.js';
-import { secretMatcher } from '../auth/bearer.js';
 import { latestChanges } from '../changes/changes.repository.js';
+import * as schemas from '../custom-schemas/schemas.service.js';
 import { orgHealth } from '../health/sync-health.service.js';
+import { invalidRequest } from '../http/admin-errors.js';
+import { secretMatcher } from '../http/bearer.js';
+import { changeOrgAuth } from '../orgs/auth-changes.js';
+import * as admin from '../orgs/orgs.service.js';
+import * as setupLinks from '../orgs/setup-links.service.js';
+import * as webhooks from '../webhooks/webhooks.service.js';
 import type { ConsoleState, ConsoleTools } from './console-deps.js';
 import { checked, field, fields, seeOther, sendPage } from './respond.js';
 import { readable } from './views/layout.js';

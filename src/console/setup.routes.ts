@@ -3,12 +3,12 @@
 // Everything here is limited to the link's organization, which the session carries.
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import * as admin from '../admin/admin.service.js';
-import { notFound } from '../admin/admin-errors.js';
-import { findLiveSetupLink, openSetupLink } from '../admin/setup-links.repository.js';
-import { hashSecret, looksLikeSecret, SETUP_LINK_PREFIX } from '../auth/secrets.js';
+import { listOrgSchemas } from '../custom-schemas/org-schemas.repository.js';
 import { orgHealth } from '../health/sync-health.service.js';
-import { listOrgSchemas } from '../schema/org-schemas.repository.js';
+import { notFound } from '../http/admin-errors.js';
+import * as admin from '../orgs/orgs.service.js';
+import { findLiveSetupLink, openSetupLink } from '../orgs/setup-links.repository.js';
+import { hashSecret, looksLikeSecret, SETUP_LINK_PREFIX } from '../secrets.js';
 import type { ConsoleState, ConsoleTools } from './console-deps.js';
 import { type CustomUserAttribute, type IdpName, idpGuide, isIdpName } from './idp-guides.js';
 import { seeOther, sendPage } from './respond.js';

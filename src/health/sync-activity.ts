@@ -7,8 +7,8 @@ import type { Kysely } from 'kysely';
 import { isUuid } from '../db/ids.js';
 import type { DB } from '../db/tables.js';
 import { loggedPath } from '../http/logged-path.js';
+import type { Outcome } from '../http/scim-operation.js';
 import type { Logger } from '../log.js';
-import type { Outcome } from './scim-operation.js';
 import { type CountRow, type FailureRow, insertActivity } from './sync-activity.repository.js';
 
 /** How often a process writes what it has aggregated. */

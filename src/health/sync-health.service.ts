@@ -1,11 +1,11 @@
 // An organization's sync health: one state an operator or an IT admin can act on, and what it rests
 // on (tokens' last use, counts by operation and outcome, the recent failed requests with hints).
 import { type Kysely, sql } from 'kysely';
-import { getOrg, renderToken } from '../admin/admin.service.js';
-import { listTokens } from '../auth/tokens.repository.js';
 import type { DB } from '../db/tables.js';
+import type { Outcome } from '../http/scim-operation.js';
+import { getOrg, renderToken } from '../orgs/orgs.service.js';
+import { listTokens } from '../orgs/tokens.repository.js';
 import { hintFor } from './hints.js';
-import type { Outcome } from './scim-operation.js';
 import { FAILURES_KEPT, recentCounts, recentFailures } from './sync-activity.repository.js';
 
 type HealthState =

@@ -1,7 +1,7 @@
 // The HTTP side of metrics: every request's duration under its route template, and /metrics itself,
 // which answers only the admin token (it tells how busy each webhook endpoint is).
 import type { Context, Middleware } from 'koa';
-import { bearerToken, secretMatcher } from '../auth/bearer.js';
+import { bearerToken, secretMatcher } from '../http/bearer.js';
 import { isScimPath } from '../scim/scope.js';
 import type { Metrics } from './metrics.js';
 

@@ -7,13 +7,13 @@
 import type { Middleware } from 'koa';
 import type { AuditEntry, AuditWriter } from '../audit/audit.js';
 import { writeEntry } from '../audit/audited-write.js';
-import { recordTokenUse } from '../auth/scim-auth.js';
 import type { ChangeFeed } from '../changes/change-feed.js';
-import { outcomeOf, redactedDetail, scimOperationOf } from '../health/scim-operation.js';
 import type { SyncActivity } from '../health/sync-activity.js';
 import { UnauthorizedError } from '../http/scim-errors.js';
+import { outcomeOf, redactedDetail, scimOperationOf } from '../http/scim-operation.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/metrics.js';
+import { recordTokenUse } from '../orgs/scim-auth.js';
 import { namesOf, standardRegistry } from '../schema/registry.js';
 import type { ScimState } from './state.js';
 

@@ -1,7 +1,7 @@
 // The organization's bearer token (auth/scim-auth.ts): 401 without one that belongs to it.
 import type { Middleware } from 'koa';
-import { authenticateScimRequest, type TokenChecks } from '../auth/scim-auth.js';
-import type { OrgRegistries } from '../schema/org-registries.js';
+import type { OrgRegistries } from '../custom-schemas/org-registries.js';
+import { authenticateScimRequest, type TokenChecks } from '../orgs/scim-auth.js';
 import type { ScimState } from './state.js';
 
 /** Then the organization's registry: its own schemas beside the standard ones. */

@@ -2,9 +2,9 @@
 // then its token (authenticate.ts).
 import type { Kysely } from 'kysely';
 import type { ScimWrite } from '../audit/audited-write.js';
-import type { AuthenticatedToken } from '../auth/scim-auth.js';
 import type { DB, DeprovisioningMode, TokenScope } from '../db/tables.js';
 import type { ScimError } from '../http/scim-errors.js';
+import type { AuthenticatedToken } from '../orgs/scim-auth.js';
 import type { Registry } from '../schema/registry.js';
 
 export interface OrgContext {

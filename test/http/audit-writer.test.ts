@@ -3,10 +3,10 @@
 import { randomUUID } from 'node:crypto';
 import type { KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOrg } from '../../src/admin/admin.service.js';
 import { type AuditEntry, AuditWriter, MAX_AUDIT_BATCH } from '../../src/audit/audit.js';
 import { listAudit } from '../../src/audit/audit.repository.js';
 import type { Database } from '../../src/db/database.js';
+import { createOrg } from '../../src/orgs/orgs.service.js';
 import { createTestDatabase } from '../helpers/database.js';
 
 let database: Database;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type supertest from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { TOKEN_CACHE_TTL_MS } from '../../src/auth/token-cache.js';
+import { TOKEN_CACHE_TTL_MS } from '../../src/orgs/token-cache.js';
 import { ADMIN_TOKEN, type Harness, PUBLIC_URL, type Tenant, useHarness } from '../helpers/harness.js';
 import { expectScimError, SCIM_ERROR, SCIM_JSON, USER } from '../helpers/scim.js';
 import { sleep } from '../helpers/system.js';

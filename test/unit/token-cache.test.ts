@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TOKEN_CACHE_TTL_MS, TokenCache } from '../../src/auth/token-cache.js';
+import { TOKEN_CACHE_TTL_MS, TokenCache } from '../../src/orgs/token-cache.js';
 
 /** A clock the test moves by hand. */
 const clock = () => {

@@ -1,10 +1,11 @@
 // The operator's pages: organizations with their sync health, one organization (base URL, tokens,
 // setup links, settings, schemas), its activity (failed requests, audit log, changes), webhooks.
-import type { OrgView, renderToken } from '../../admin/admin.service.js';
-import type { SchemaView } from '../../admin/schemas.service.js';
-import type { SetupLinkView } from '../../admin/setup-links.service.js';
+
 import type { AuditEvent } from '../../audit/audit.js';
+import type { SchemaView } from '../../custom-schemas/schemas.service.js';
 import type { OrgHealth as Health } from '../../health/sync-health.service.js';
+import type { OrgView, renderToken } from '../../orgs/orgs.service.js';
+import type { SetupLinkView } from '../../orgs/setup-links.service.js';
 import type { DeliveryView } from '../../webhooks/webhooks.repository.js';
 import { type Html, html } from '../html.js';
 import { badge, copyable, csrfField, notice, page, revealed, when } from './layout.js';

@@ -4,8 +4,8 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import type { Context } from 'koa';
 import type { Kysely } from 'kysely';
-import { generateSecret, hashMatches, hashSecret, SESSION_PREFIX } from '../auth/secrets.js';
 import type { DB } from '../db/tables.js';
+import { generateSecret, hashMatches, hashSecret, SESSION_PREFIX } from '../secrets.js';
 import * as repo from './sessions.repository.js';
 
 /** How long an operator stays signed in. */

@@ -2,6 +2,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
+import { isUuid } from '../db/ids.js';
+import type { DB } from '../db/tables.js';
+import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../db/text.js';
+import { AdminError, notFound } from '../http/admin-errors.js';
+import { type Query, queryValue } from '../http/query.js';
+import { parseBody } from '../orgs/orgs.service.js';
 import {
   API_KEY_PREFIX,
   generateSecret,
@@ -9,21 +15,10 @@ import {
   hashSecret,
   looksLikeSecret,
   secretPrefix,
-} from '../auth/secrets.js';
-import {
-  type ChangeFeed,
-  CursorAheadError,
-  CursorExpiredError,
-  ReaderRevokedError,
-} from '../changes/change-feed.js';
-import { CHANGE_TYPES, type ChangeType, isChangeType, pageJson } from '../changes/changes.js';
-import { isUuid } from '../db/ids.js';
-import type { DB } from '../db/tables.js';
-import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../db/text.js';
-import { type Query, queryValue } from '../http/query.js';
-import { parseBody } from './admin.service.js';
-import { AdminError, notFound } from './admin-errors.js';
+} from '../secrets.js';
 import * as keysRepo from './api-keys.repository.js';
+import { type ChangeFeed, CursorAheadError, CursorExpiredError, ReaderRevokedError } from './change-feed.js';
+import { CHANGE_TYPES, type ChangeType, isChangeType, pageJson } from './changes.js';
 
 const MAX_WAIT_SECONDS = 30;
 const DEFAULT_LIMIT = 100;

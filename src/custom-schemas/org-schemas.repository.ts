@@ -1,7 +1,7 @@
 // SQL of organizations' own schemas. Rows never leave this module.
 import { type Kysely, sql } from 'kysely';
 import type { DB } from '../db/tables.js';
-import { type CustomSchema, customSchemaOf, storedDefinition } from './custom-schemas.js';
+import { type CustomSchema, customSchemaOf, storedDefinition } from '../schema/custom-schemas.js';
 
 export interface StoredSchema {
   readonly schema: CustomSchema;

@@ -3,12 +3,12 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { listAudit } from '../audit/audit.repository.js';
-import { generateSecret, hashSecret, secretPrefix } from '../auth/secrets.js';
-import * as tokensRepo from '../auth/tokens.repository.js';
 import type { DB, TokenScope } from '../db/tables.js';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE, unstorableAt } from '../db/text.js';
-import { AdminError, invalidRequest, notFound } from './admin-errors.js';
+import { AdminError, invalidRequest, notFound } from '../http/admin-errors.js';
+import { generateSecret, hashSecret, secretPrefix } from '../secrets.js';
 import * as orgsRepo from './orgs.repository.js';
+import * as tokensRepo from './tokens.repository.js';
 
 const DEPROVISIONING_MODES = ['deactivate', 'anonymize', 'delete'] as const;
 const TOKEN_SCOPES = ['users', 'groups'] as const;

@@ -8,13 +8,13 @@ import { numberChanges } from '../changes/changes.repository.js';
 import { isUuid } from '../db/ids.js';
 import type { DB } from '../db/tables.js';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../db/text.js';
-import { refusedUrl } from '../webhooks/address.js';
-import { announceEndpointChange, type WebhookDispatcher } from '../webhooks/dispatcher.js';
-import type { SecretBox } from '../webhooks/secret-box.js';
-import { generateWebhookSecret } from '../webhooks/signing.js';
-import * as repo from '../webhooks/webhooks.repository.js';
-import { getOrg, parseBody } from './admin.service.js';
-import { invalidRequest, notFound } from './admin-errors.js';
+import { invalidRequest, notFound } from '../http/admin-errors.js';
+import { getOrg, parseBody } from '../orgs/orgs.service.js';
+import { refusedUrl } from './address.js';
+import { announceEndpointChange, type WebhookDispatcher } from './dispatcher.js';
+import type { SecretBox } from './secret-box.js';
+import { generateWebhookSecret } from './signing.js';
+import * as repo from './webhooks.repository.js';
 
 export interface WebhookDeps {
   readonly db: Kysely<DB>;

@@ -5,9 +5,9 @@
 import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import type { DB } from '../db/tables.js';
-import { registryWith } from './custom-schemas.js';
+import { registryWith } from '../schema/custom-schemas.js';
+import { type Registry, standardRegistry } from '../schema/registry.js';
 import { listOrgSchemas } from './org-schemas.repository.js';
-import { type Registry, standardRegistry } from './registry.js';
 
 /** Organizations with schemas of their own whose registries a process keeps built. */
 const MAX_ORGS = 10_000;

@@ -2,6 +2,9 @@
 // PUT, refused when they would make stored values invalid, removed by DELETE (values stay, hidden).
 import { type Kysely, sql } from 'kysely';
 import type { DB } from '../db/tables.js';
+import { AdminError, invalidRequest, notFound } from '../http/admin-errors.js';
+import * as orgsRepo from '../orgs/orgs.repository.js';
+import { refuseUnstorable } from '../orgs/orgs.service.js';
 import {
   CUSTOM_SCHEMA_LIMITS,
   type CustomSchema,
@@ -9,11 +12,8 @@ import {
   parseCustomSchema,
   storedDefinition,
 } from '../schema/custom-schemas.js';
-import * as repo from '../schema/org-schemas.repository.js';
 import type { AttributeDef } from '../schema/types.js';
-import { refuseUnstorable } from './admin.service.js';
-import { AdminError, invalidRequest, notFound } from './admin-errors.js';
-import * as orgsRepo from './orgs.repository.js';
+import * as repo from './org-schemas.repository.js';
 
 export interface SchemaView {
   readonly id: string;

@@ -3,11 +3,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import { generateSecret, hashSecret, SETUP_LINK_PREFIX, secretPrefix } from '../auth/secrets.js';
 import type { DB } from '../db/tables.js';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../db/text.js';
-import { getOrg, parseBody } from './admin.service.js';
-import { notFound } from './admin-errors.js';
+import { notFound } from '../http/admin-errors.js';
+import { generateSecret, hashSecret, SETUP_LINK_PREFIX, secretPrefix } from '../secrets.js';
+import { getOrg, parseBody } from './orgs.service.js';
 import * as repo from './setup-links.repository.js';
 
 /** A link's life unless the operator says otherwise, and the longest it may have. */

@@ -1,6 +1,6 @@
 // The credential of an `Authorization: Bearer <token>` header (RFC 6750 §2.1), for the SCIM and the admin API.
 import { timingSafeEqual } from 'node:crypto';
-import { hashSecret } from './secrets.js';
+import { hashSecret } from '../secrets.js';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
