@@ -99,17 +99,6 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   return openPglite(options.pgliteDir ?? 'memory://', options);
 }
 
-/** The pool each view draws from (a view may be rebuilt; its pool stays). */
-const poolOfView = new WeakMap<Kysely<DB>, object>();
-
-/**
- * What `db` writes through, the same for every view of one pool, whichever organization's: what
- * outlives an organization's view when it is rebuilt. A Kysely instance made elsewhere is its own.
- */
-export function poolOf(db: Kysely<DB>): object {
-  return poolOfView.get(db) ?? db;
-}
-
 /**
  * Kysely instances over one pool, each within one organization's share: a connection is taken only
  * once the share admits it, and given back to the share with the connection.
@@ -143,9 +132,7 @@ function sharedViews(source: PostgresPool, share: FairShare) {
       },
       end,
     };
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-    poolOfView.set(db, source);
-    return db;
+    return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   };
   const system = view(SYSTEM, () => source.end());
   const orgs = new Map<string, Kysely<DB>>();

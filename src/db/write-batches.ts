@@ -7,7 +7,6 @@
 // past the time limit is split once, so that a write stuck behind a lock holds up its neighbours for
 // two time limits at most, not one for each halving.
 import { type Kysely, sql } from 'kysely';
-import { poolOf } from './database.js';
 import { type DatabaseFailureKind, databaseFailure } from './failures.js';
 import { param } from './statement.js';
 import type { DB } from './tables.js';
@@ -67,12 +66,13 @@ function failsEveryWrite(kind: DatabaseFailureKind | undefined): boolean {
   return kind === 'unavailable' || kind === 'busy';
 }
 
+/**
+ * The batches of one kind of write: one instance per process and kind, created with the app and given
+ * to what writes (resources/resource-writes.ts), over the one database the process writes to.
+ */
 export class WriteBatches<Item, Result> {
-  /**
-   * The queues of each pool, by organization: one per organization whichever of its views a write
-   * came through (a view may be rebuilt while its writes are queued).
-   */
-  readonly #queues = new WeakMap<object, Map<string, Queue<Item, Result>>>();
+  /** The queue of each organization, whichever of its views of the database a write came through. */
+  readonly #queues = new Map<string, Queue<Item, Result>>();
 
   constructor(private readonly options: WriteBatchesOptions<Item, Result>) {}
 
@@ -81,29 +81,18 @@ export class WriteBatches<Item, Result> {
     const row = JSON.stringify(this.options.row(item));
     // A transaction's statements are its own: no other write may join them.
     if (db.isTransaction) return (await this.#writeAll(db, orgId, [{ item, row }]))[0]!;
-    const pool = poolOf(db);
-    let byOrg = this.#queues.get(pool);
-    if (!byOrg) {
-      byOrg = new Map();
-      this.#queues.set(pool, byOrg);
-    }
-    let queue = byOrg.get(orgId);
+    let queue = this.#queues.get(orgId);
     if (!queue) {
       queue = { pending: [], writing: false };
-      byOrg.set(orgId, queue);
+      this.#queues.set(orgId, queue);
     }
     const { pending } = queue;
     const written = new Promise<Result>((done, failed) => pending.push({ item, row, done, failed }));
-    if (!queue.writing) void this.#drain(db, orgId, queue, byOrg);
+    if (!queue.writing) void this.#drain(db, orgId, queue);
     return written;
   }
 
-  async #drain(
-    db: Kysely<DB>,
-    orgId: string,
-    queue: Queue<Item, Result>,
-    byOrg: Map<string, Queue<Item, Result>>,
-  ) {
+  async #drain(db: Kysely<DB>, orgId: string, queue: Queue<Item, Result>) {
     queue.writing = true;
     try {
       while (queue.pending.length > 0) {
@@ -117,7 +106,7 @@ export class WriteBatches<Item, Result> {
       }
     } finally {
       queue.writing = false;
-      byOrg.delete(orgId);
+      this.#queues.delete(orgId);
     }
   }
 

@@ -338,27 +338,30 @@ const memberChanges = (removeAll: boolean) => {
     weight: (c) => 1 + c.adds.length + c.removes.length,
   });
 };
-/** One statement for replaces of the member set, one for changes to some members. */
-const MEMBER_CHANGES = { all: memberChanges(true), some: memberChanges(false) };
+/** The batched member changes of PATCHes (db/write-batches.ts). One instance per process (resource-writes.ts). */
+export class MemberWrites {
+  /** One statement for replaces of the member set, one for changes to some members. */
+  readonly #changes = { all: memberChanges(true), some: memberChanges(false) };
 
-/**
- * Applies member changes with the audit entry of the PATCH: `missing` when the group does not exist,
- * `invalid` when a member to add is not a user of the organization that is not deprovisioned
- * (nothing is written then), else `unchanged` or `changed` (a member row changed, and the group's
- * lastModified is `now`). Concurrent changes of an organization's groups share a statement
- * (db/write-batches.ts).
- */
-export async function changeMembers(
-  db: Kysely<DB>,
-  orgId: string,
-  groupId: string,
-  changes: MemberChanges,
-  now: Date,
-  audit: AuditEntry,
-): Promise<MemberChangeOutcome> {
-  if (!isUuid(groupId)) return 'missing';
-  const write = { ...changes, groupId: groupId.toLowerCase(), at: now, audit };
-  return MEMBER_CHANGES[changes.removeAll ? 'all' : 'some'].write(db, orgId, write);
+  /**
+   * Applies member changes with the audit entry of the PATCH: `missing` when the group does not
+   * exist, `invalid` when a member to add is not a user of the organization that is not
+   * deprovisioned (nothing is written then), else `unchanged` or `changed` (a member row changed, and
+   * the group's lastModified is `now`). Concurrent changes of an organization's groups share a
+   * statement.
+   */
+  async change(
+    db: Kysely<DB>,
+    orgId: string,
+    groupId: string,
+    changes: MemberChanges,
+    now: Date,
+    audit: AuditEntry,
+  ): Promise<MemberChangeOutcome> {
+    if (!isUuid(groupId)) return 'missing';
+    const write = { ...changes, groupId: groupId.toLowerCase(), at: now, audit };
+    return this.#changes[changes.removeAll ? 'all' : 'some'].write(db, orgId, write);
+  }
 }
 
 const removeAllMembers = statement((db) =>

@@ -92,44 +92,49 @@ const insertGroupsStatement = statement((db) =>
     .select(visible),
 );
 
-const creates = new WriteBatches<NewGroup, StoredGroup | undefined>({
-  row: (g) => ({
-    id: g.id,
-    ...groupValues(g.attributes),
-    members: memberValues(g.members),
-    at: g.at,
-    ...auditValues(g.audit, g.at),
-  }),
-  writeAll: async (db, orgId, groups, batch) => {
-    const result = await insertGroupsStatement.run(db, { org: orgId, batch }).catch((error: unknown) => {
-      // A member was deleted while the statement ran: as if it had not been a user.
-      if (groups.length === 1 && violatedForeignKey(error) === MEMBER_USER_KEY) return undefined;
-      return rethrowDuplicateKey(error);
-    });
-    if (!result) return [undefined];
-    const { rows } = result;
-    const written = new Map(rows.map((row) => [row.id, rowToGroup(row)]));
-    return groups.map((g) => written.get(g.id));
-  },
-  weight: (g) => 1 + g.members.length,
-});
+const createsOf = () =>
+  new WriteBatches<NewGroup, StoredGroup | undefined>({
+    row: (g) => ({
+      id: g.id,
+      ...groupValues(g.attributes),
+      members: memberValues(g.members),
+      at: g.at,
+      ...auditValues(g.audit, g.at),
+    }),
+    writeAll: async (db, orgId, groups, batch) => {
+      const result = await insertGroupsStatement.run(db, { org: orgId, batch }).catch((error: unknown) => {
+        // A member was deleted while the statement ran: as if it had not been a user.
+        if (groups.length === 1 && violatedForeignKey(error) === MEMBER_USER_KEY) return undefined;
+        return rethrowDuplicateKey(error);
+      });
+      if (!result) return [undefined];
+      const { rows } = result;
+      const written = new Map(rows.map((row) => [row.id, rowToGroup(row)]));
+      return groups.map((g) => written.get(g.id));
+    },
+    weight: (g) => 1 + g.members.length,
+  });
 
-/**
- * Writes the group, its members (distinct users) and the audit entry of its creation; undefined when a
- * member is not a user of the organization that is not deprovisioned (nothing is written then).
- * Concurrent creates of an organization's groups share a statement (db/write-batches.ts). Throws
- * DuplicateKeyError.
- */
-export function insertGroup(
-  db: Kysely<DB>,
-  orgId: string,
-  id: string,
-  attributes: ScimResource,
-  members: readonly NewMember[],
-  now: Date,
-  audit: AuditEntry,
-): Promise<StoredGroup | undefined> {
-  return creates.write(db, orgId, { id, attributes, members, at: now, audit });
+/** The batched writes of groups (db/write-batches.ts). One instance per process (resource-writes.ts). */
+export class GroupWrites {
+  readonly #creates = createsOf();
+
+  /**
+   * Writes the group, its members (distinct users) and the audit entry of its creation; undefined
+   * when a member is not a user of the organization that is not deprovisioned (nothing is written
+   * then). Concurrent creates of an organization's groups share a statement. Throws DuplicateKeyError.
+   */
+  insert(
+    db: Kysely<DB>,
+    orgId: string,
+    id: string,
+    attributes: ScimResource,
+    members: readonly NewMember[],
+    now: Date,
+    audit: AuditEntry,
+  ): Promise<StoredGroup | undefined> {
+    return this.#creates.write(db, orgId, { id, attributes, members, at: now, audit });
+  }
 }
 
 const findGroupStatement = statement((db) =>

@@ -77,6 +77,7 @@ export function registerGroupRoutes(router: Router<ScimState>): void {
         ctx.state,
         async (db, entryOf) => {
           const created = await groups.createGroup(
+            ctx.state.writes,
             db,
             ctx.state.org.id,
             ctx.state.registry.types.Group,
@@ -132,6 +133,7 @@ export function registerGroupRoutes(router: Router<ScimState>): void {
       ctx.state,
       async (db, entryOf) => {
         const group = await groups.patchGroup(
+          ctx.state.writes,
           db,
           ctx.state.org.id,
           ctx.state.registry.types.Group,

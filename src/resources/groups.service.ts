@@ -25,6 +25,7 @@ import { groupStorage } from './groups.storage.js';
 import { withRelated } from './list-query.js';
 import { applyPatch, type DeferredOperation, relationOperationsOf } from './patch.js';
 import { parsePatchRequest } from './patch-request.js';
+import type { ResourceWrites } from './resource-writes.js';
 import type { Searchable } from './search.service.js';
 import { uniqueOn } from './uniqueness.js';
 import { type ScimResource, validateResource } from './validate.js';
@@ -178,6 +179,7 @@ function separateMembers(attributes: ScimResource): { attributes: ScimResource; 
  * its members as written, for the answer.
  */
 export async function createGroup(
+  writes: ResourceWrites,
   db: Kysely<DB>,
   orgId: string,
   type: ResourceTypeDef,
@@ -190,7 +192,7 @@ export async function createGroup(
   await refuseNonUuids(db, orgId, rows);
   const id = randomUUID();
   const insert = (db: Kysely<DB>) =>
-    uniqueDisplayName(repo.insertGroup(db, orgId, id, attributes, rows, now, audit(id)));
+    uniqueDisplayName(writes.groups.insert(db, orgId, id, attributes, rows, now, audit(id)));
   // One statement, unless a value must first be taken for uniqueness (custom-uniqueness.ts).
   const group =
     uniqueAttributesOf(type).length === 0
@@ -329,6 +331,7 @@ function memberChangesById(operations: readonly DeferredOperation[]): memberRepo
  * changed.
  */
 export async function patchGroup(
+  writes: ResourceWrites,
   db: Kysely<DB>,
   orgId: string,
   type: ResourceTypeDef,
@@ -343,7 +346,7 @@ export async function patchGroup(
   const memberOperations = answer ? undefined : relationOperationsOf(operations, type, options);
   const unread = memberOperations && memberChangesById(memberOperations);
   if (unread) {
-    await changeMembersById(db, orgId, id, unread, now, audit);
+    await changeMembersById(writes, db, orgId, id, unread, now, audit);
     return undefined;
   }
   const current = await repo.findGroup(db, orgId, id);
@@ -353,7 +356,7 @@ export async function patchGroup(
     ? memberChangesById(result.deferred)
     : undefined;
   if (changes) {
-    const changed = await changeMembersById(db, orgId, id, changes, now, audit);
+    const changed = await changeMembersById(writes, db, orgId, id, changes, now, audit);
     return changed ? { ...current, lastModified: now } : current;
   }
   return db.transaction().execute(async (trx) => {
@@ -365,6 +368,7 @@ export async function patchGroup(
 
 /** Member changes by id with the PATCH's audit entry, in one statement; whether a member row changed. */
 async function changeMembersById(
+  writes: ResourceWrites,
   db: Kysely<DB>,
   orgId: string,
   id: string,
@@ -373,7 +377,7 @@ async function changeMembersById(
   audit: AuditEntry,
 ): Promise<boolean> {
   await refuseNonUuids(db, orgId, changes.adds);
-  const outcome = await memberRepo.changeMembers(db, orgId, id, changes, now, audit);
+  const outcome = await writes.members.change(db, orgId, id, changes, now, audit);
   if (outcome === 'missing') throw groupNotFound(id);
   if (outcome === 'invalid') return refuseMembers(db, orgId, changes.adds, 'patched');
   return outcome === 'changed';

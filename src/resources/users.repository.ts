@@ -111,26 +111,19 @@ const insertUsersStatement = statement((db) =>
     .select('id'),
 );
 
-const creates = new WriteBatches<NewUser, void>({
-  row: (u) => ({
-    id: u.id,
-    at: u.at,
-    ...userValues(u.attributes),
-    ...(u.audit ? auditValues(u.audit, u.at) : {}),
-  }),
-  writeAll: async (db, orgId, users, batch) => {
-    await insertUsersStatement.run(db, { org: orgId, batch }).catch(rethrowDuplicateKey);
-    return users.map(() => undefined);
-  },
-});
-
-/**
- * Creates a user, with its count and the audit entry of its creation when given; concurrent creates
- * of an organization share a statement (db/write-batches.ts). Throws DuplicateKeyError.
- */
-export function insertUser(db: Kysely<DB>, orgId: string, user: NewUser): Promise<void> {
-  return creates.write(db, orgId, user);
-}
+const createsOf = () =>
+  new WriteBatches<NewUser, void>({
+    row: (u) => ({
+      id: u.id,
+      at: u.at,
+      ...userValues(u.attributes),
+      ...(u.audit ? auditValues(u.audit, u.at) : {}),
+    }),
+    writeAll: async (db, orgId, users, batch) => {
+      await insertUsersStatement.run(db, { org: orgId, batch }).catch(rethrowDuplicateKey);
+      return users.map(() => undefined);
+    },
+  });
 
 const findUserStatement = statement((db) =>
   db
@@ -247,73 +240,27 @@ const updateUsersStatement = statement((db) =>
     ]),
 );
 
-const updates = new WriteBatches<UserUpdate, StoredUser | undefined>({
-  row: (u) => ({
-    id: u.id,
-    value: u.value,
-    merge: u.merge,
-    version: u.version ?? null,
-    at: u.at,
-    ...auditValues(u.audit, u.at),
-  }),
-  lockKey: (u) => u.id,
-  writeAll: async (db, orgId, writes, batch) => {
-    const { rows } = await updateUsersStatement.run(db, { org: orgId, batch }).catch(rethrowDuplicateKey);
-    const written = new Map(rows.map((row) => [row.n, row]));
-    return writes.map((write, n) => {
-      const row = written.get(n);
-      return row && rowToUser({ ...row, data: row.data ?? write.value });
-    });
-  },
-  apart: (a, b) => a.id === b.id,
-});
-
-/**
- * Writes the user's attributes with the audit entry of the write; undefined when no user has this
- * id, or (given `version`) its row has changed since. Throws DuplicateKeyError.
- */
-export async function replaceUser(
-  db: Kysely<DB>,
-  orgId: string,
-  id: string,
-  attributes: ScimResource,
-  now: Date,
-  audit: AuditEntry,
-  version?: string,
-): Promise<StoredUser | undefined> {
-  if (!isUuid(id)) return undefined;
-  return updates.write(db, orgId, {
-    id: id.toLowerCase(),
-    value: attributes,
-    merge: false,
-    version,
-    at: now,
-    audit,
+const updatesOf = () =>
+  new WriteBatches<UserUpdate, StoredUser | undefined>({
+    row: (u) => ({
+      id: u.id,
+      value: u.value,
+      merge: u.merge,
+      version: u.version ?? null,
+      at: u.at,
+      ...auditValues(u.audit, u.at),
+    }),
+    lockKey: (u) => u.id,
+    writeAll: async (db, orgId, writes, batch) => {
+      const { rows } = await updateUsersStatement.run(db, { org: orgId, batch }).catch(rethrowDuplicateKey);
+      const written = new Map(rows.map((row) => [row.n, row]));
+      return writes.map((write, n) => {
+        const row = written.get(n);
+        return row && rowToUser({ ...row, data: row.data ?? write.value });
+      });
+    },
+    apart: (a, b) => a.id === b.id,
   });
-}
-
-/**
- * Merges a PATCH's merge patch (patch.ts mergePatchOf) into the user, with the audit entry, without
- * reading it first; undefined when no user has this id. Throws DuplicateKeyError.
- */
-export async function mergeIntoUser(
-  db: Kysely<DB>,
-  orgId: string,
-  id: string,
-  patch: Record<string, unknown>,
-  now: Date,
-  audit: AuditEntry,
-): Promise<StoredUser | undefined> {
-  if (!isUuid(id)) return undefined;
-  return updates.write(db, orgId, {
-    id: id.toLowerCase(),
-    value: patch,
-    merge: true,
-    version: undefined,
-    at: now,
-    audit,
-  });
-}
 
 /** A removal of a user: the row deprovisioned, or deleted. */
 interface UserRemoval {
@@ -386,7 +333,7 @@ const removals = (remove: Statement<{ id: string }>) =>
     apart: (a, b) => a.id === b.id,
   });
 
-const REMOVALS = {
+const removalsOf = () => ({
   deactivate: removals(
     deprovisioning({
       deprovisioned_at: sql<Date>`batch.at`,
@@ -407,23 +354,85 @@ const REMOVALS = {
     }),
   ),
   delete: removals(deleteUsersStatement),
-};
+});
 
 /**
- * Removes a user as the organization's deprovisioning mode says, with its audit entry; false when no
- * user has this id. `deactivate` and `anonymize` keep the row: the SCIM view no longer shows it, its
- * userName is free again, and the product keeps the record (`anonymize` erases every attribute: the
- * row keeps only its id, its organization and its dates); `delete` removes it. Either way the user
- * leaves every group.
+ * The batched writes of users: concurrent creates, updates and removals of an organization share a
+ * statement (db/write-batches.ts). One instance per process (resources/resource-writes.ts).
  */
-export async function removeUser(
-  db: Kysely<DB>,
-  orgId: string,
-  id: string,
-  mode: DeprovisioningMode,
-  now: Date,
-  audit: AuditEntry,
-): Promise<boolean> {
-  if (!isUuid(id)) return false;
-  return REMOVALS[mode].write(db, orgId, { id: id.toLowerCase(), at: now, audit });
+export class UserWrites {
+  readonly #creates = createsOf();
+  readonly #updates = updatesOf();
+  readonly #removals = removalsOf();
+
+  /** Creates a user, with its count and the audit entry of its creation when given. Throws DuplicateKeyError. */
+  insert(db: Kysely<DB>, orgId: string, user: NewUser): Promise<void> {
+    return this.#creates.write(db, orgId, user);
+  }
+
+  /**
+   * Writes the user's attributes with the audit entry of the write; undefined when no user has this
+   * id, or (given `version`) its row has changed since. Throws DuplicateKeyError.
+   */
+  async replace(
+    db: Kysely<DB>,
+    orgId: string,
+    id: string,
+    attributes: ScimResource,
+    now: Date,
+    audit: AuditEntry,
+    version?: string,
+  ): Promise<StoredUser | undefined> {
+    if (!isUuid(id)) return undefined;
+    return this.#updates.write(db, orgId, {
+      id: id.toLowerCase(),
+      value: attributes,
+      merge: false,
+      version,
+      at: now,
+      audit,
+    });
+  }
+
+  /**
+   * Merges a PATCH's merge patch (patch.ts mergePatchOf) into the user, with the audit entry, without
+   * reading it first; undefined when no user has this id. Throws DuplicateKeyError.
+   */
+  async merge(
+    db: Kysely<DB>,
+    orgId: string,
+    id: string,
+    patch: Record<string, unknown>,
+    now: Date,
+    audit: AuditEntry,
+  ): Promise<StoredUser | undefined> {
+    if (!isUuid(id)) return undefined;
+    return this.#updates.write(db, orgId, {
+      id: id.toLowerCase(),
+      value: patch,
+      merge: true,
+      version: undefined,
+      at: now,
+      audit,
+    });
+  }
+
+  /**
+   * Removes a user as the organization's deprovisioning mode says, with its audit entry; false when no
+   * user has this id. `deactivate` and `anonymize` keep the row: the SCIM view no longer shows it, its
+   * userName is free again, and the product keeps the record (`anonymize` erases every attribute: the
+   * row keeps only its id, its organization and its dates); `delete` removes it. Either way the user
+   * leaves every group.
+   */
+  async remove(
+    db: Kysely<DB>,
+    orgId: string,
+    id: string,
+    mode: DeprovisioningMode,
+    now: Date,
+    audit: AuditEntry,
+  ): Promise<boolean> {
+    if (!isUuid(id)) return false;
+    return this.#removals[mode].write(db, orgId, { id: id.toLowerCase(), at: now, audit });
+  }
 }

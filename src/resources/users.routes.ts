@@ -56,6 +56,7 @@ export function registerUserRoutes(router: Router<ScimState>): void {
       ctx.state,
       async (db, entryOf) => {
         const user = await users.createUser(
+          ctx.state.writes.users,
           db,
           ctx.state.org.id,
           ctx.state.registry.types.User,
@@ -83,6 +84,7 @@ export function registerUserRoutes(router: Router<ScimState>): void {
       ctx.state,
       async (db, entryOf) => {
         const user = await users.replaceUser(
+          ctx.state.writes.users,
           db,
           ctx.state.org.id,
           ctx.state.registry.types.User,
@@ -108,6 +110,7 @@ export function registerUserRoutes(router: Router<ScimState>): void {
       ctx.state,
       async (db, entryOf) => {
         const user = await users.patchUser(
+          ctx.state.writes.users,
           db,
           ctx.state.org.id,
           ctx.state.registry.types.User,
@@ -130,7 +133,7 @@ export function registerUserRoutes(router: Router<ScimState>): void {
     await auditedWrite(
       ctx.state,
       async (db, entryOf) => {
-        await users.deleteUser(db, ctx.state.org, ctx.params.id!, entryOf(204));
+        await users.deleteUser(ctx.state.writes.users, db, ctx.state.org, ctx.params.id!, entryOf(204));
         return { status: 204, resourceId: undefined };
       },
       { writesItsEntry: true },

@@ -15,6 +15,7 @@ import type { Searchable } from './search.service.js';
 import { uniqueOn } from './uniqueness.js';
 import { listUsers, userStorage } from './user-pages.repository.js';
 import type { StoredUser } from './users.js';
+import type { UserWrites } from './users.repository.js';
 import * as repo from './users.repository.js';
 import { type ScimResource, validateResource } from './validate.js';
 
@@ -124,6 +125,7 @@ const uniqueUserName = <T>(write: Promise<T>) =>
 
 /** `audit` gives the audit entry of the creation, written in the same statement (audited-write.ts). */
 export async function createUser(
+  writes: UserWrites,
   db: Kysely<DB>,
   orgId: string,
   type: ResourceTypeDef,
@@ -134,7 +136,7 @@ export async function createUser(
   const id = randomUUID();
   const now = new Date();
   await withUniqueValues(db, orgId, type, attributes, undefined, (db) =>
-    uniqueUserName(repo.insertUser(db, orgId, { id, attributes, at: now, audit: audit?.(id) })),
+    uniqueUserName(writes.insert(db, orgId, { id, attributes, at: now, audit: audit?.(id) })),
   );
   // A user this statement has just created belongs to no group yet.
   return { id, attributes, created: now, lastModified: now, groups: [] };
@@ -170,6 +172,7 @@ export async function getUser(db: Kysely<DB>, orgId: string, id: string): Promis
  * statement writes the user and its `audit` entry.
  */
 export async function replaceUser(
+  writes: UserWrites,
   db: Kysely<DB>,
   orgId: string,
   type: ResourceTypeDef,
@@ -179,7 +182,7 @@ export async function replaceUser(
 ): Promise<StoredUser> {
   const attributes = toStoredAttributes(validateResource(type, 'replace', body));
   const replaced = await withUniqueValues(db, orgId, type, attributes, id, (db) =>
-    uniqueUserName(repo.replaceUser(db, orgId, id, attributes, new Date(), audit)),
+    uniqueUserName(writes.replace(db, orgId, id, attributes, new Date(), audit)),
   );
   if (!replaced) throw userNotFound(id);
   return replaced;
@@ -197,6 +200,7 @@ const PATCH_ATTEMPTS = 100;
  * one statement, and when the operations change nothing, meta.lastModified stays.
  */
 export async function patchUser(
+  writes: UserWrites,
   db: Kysely<DB>,
   orgId: string,
   type: ResourceTypeDef,
@@ -208,9 +212,7 @@ export async function patchUser(
   // A merge writes without reading the user: not when a value must be checked for uniqueness first.
   const merge = uniqueAttributesOf(type).length === 0 ? mergePatchOf(operations, type, { id }) : undefined;
   if (merge) {
-    const merged = await uniqueUserName(
-      repo.mergeIntoUser(db, orgId, id, storedPart(merge), new Date(), audit),
-    );
+    const merged = await uniqueUserName(writes.merge(db, orgId, id, storedPart(merge), new Date(), audit));
     if (!merged) throw userNotFound(id);
     return merged;
   }
@@ -224,7 +226,7 @@ export async function patchUser(
       return (await repo.findUser(db, orgId, id)) ?? current;
     }
     const updated = await withUniqueValues(db, orgId, type, next, id, (db) =>
-      uniqueUserName(repo.replaceUser(db, orgId, id, next, new Date(), audit, current.version)),
+      uniqueUserName(writes.replace(db, orgId, id, next, new Date(), audit, current.version)),
     );
     if (updated) return updated;
   }
@@ -237,12 +239,13 @@ export async function patchUser(
  * userName can be provisioned again.
  */
 export async function deleteUser(
+  writes: UserWrites,
   db: Kysely<DB>,
   org: { id: string; deprovisioning: DeprovisioningMode },
   id: string,
   audit: AuditEntry,
 ): Promise<void> {
-  if (!(await repo.removeUser(db, org.id, id, org.deprovisioning, new Date(), audit))) throw userNotFound(id);
+  if (!(await writes.remove(db, org.id, id, org.deprovisioning, new Date(), audit))) throw userNotFound(id);
 }
 
 /** `withGroups`: the page carries each user's groups; only for a token that may read them. */

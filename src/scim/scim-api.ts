@@ -15,6 +15,7 @@ import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { TokenChecks } from '../orgs/scim-auth.js';
 import { registerGroupRoutes } from '../resources/groups.routes.js';
+import type { ResourceWrites } from '../resources/resource-writes.js';
 import { registerRootSearch } from '../resources/search.routes.js';
 import { registerUserRoutes } from '../resources/users.routes.js';
 import { recordAfterAnswer } from './after-answer.js';
@@ -35,6 +36,8 @@ export interface ScimApiDeps {
   readonly changes: Pick<ChangeFeed, 'written'>;
   readonly activity: Pick<SyncActivity, 'record'>;
   readonly metrics: Pick<Metrics, 'scimOperation' | 'databaseFailure'>;
+  /** The process's batched writes of users and groups. */
+  readonly writes: ResourceWrites;
 }
 
 function buildRouter(documents: DiscoveryDocuments): Router<ScimState> {
@@ -56,7 +59,7 @@ function buildRouter(documents: DiscoveryDocuments): Router<ScimState> {
 export function scimApi(deps: ScimApiDeps): Middleware {
   const router = buildRouter(new DiscoveryDocuments());
   const chain = compose([
-    scimScope(deps.database, deps.publicUrl),
+    scimScope(deps.database, deps.publicUrl, deps.writes),
     recordAfterAnswer(deps),
     renderScimErrors(deps.logger, deps.metrics),
     requireOrganization(deps.publicUrl),

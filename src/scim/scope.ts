@@ -1,11 +1,13 @@
 // The first middleware of a SCIM request: the organization its URL names, that organization's share
-// of the database pool (every query of the request runs in it), its base URL, and the write the
-// request makes, if any. The rest of the chain sees the path after the organization (`/Users/…`),
-// as a mounted Koa app does: its router matches short paths, not the base URL once per route.
+// of the database pool (every query of the request runs in it), its base URL, the write the request
+// makes, if any, and the process's batched writes. The rest of the chain sees the path after the
+// organization (`/Users/…`), as a mounted Koa app does: its router matches short paths, not the base
+// URL once per route.
 import type { Middleware } from 'koa';
 import { scimWriteOf } from '../audit/audited-write.js';
 import type { Database } from '../db/database.js';
 import { isUuid } from '../db/ids.js';
+import type { ResourceWrites } from '../resources/resource-writes.js';
 import type { ScimState } from './state.js';
 
 const SCIM_PATH = /^\/scim\/v2(?:\/([^/]*))?(\/.*)?$/i;
@@ -15,7 +17,11 @@ export function isScimPath(path: string): boolean {
   return SCIM_PATH.test(path);
 }
 
-export function scimScope(database: Pick<Database, 'forOrg'>, publicUrl: string): Middleware<ScimState> {
+export function scimScope(
+  database: Pick<Database, 'forOrg'>,
+  publicUrl: string,
+  writes: ResourceWrites,
+): Middleware<ScimState> {
   return async (ctx, next) => {
     const path = ctx.path;
     const [, encoded = '', rest = ''] = SCIM_PATH.exec(path)!;
@@ -27,6 +33,7 @@ export function scimScope(database: Pick<Database, 'forOrg'>, publicUrl: string)
     state.db = database.forOrg(isUuid(orgId) ? orgId.toLowerCase() : '');
     state.baseUrl = `${publicUrl}/scim/v2/${encodeURIComponent(orgId)}`;
     state.write = scimWriteOf(ctx.method, rest);
+    state.writes = writes;
     ctx.path = rest || '/';
     try {
       await next();

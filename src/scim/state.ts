@@ -5,6 +5,7 @@ import type { ScimWrite } from '../audit/audited-write.js';
 import type { DB, DeprovisioningMode, TokenScope } from '../db/tables.js';
 import type { ScimError } from '../http/scim-errors.js';
 import type { AuthenticatedToken } from '../orgs/scim-auth.js';
+import type { ResourceWrites } from '../resources/resource-writes.js';
 import type { Registry } from '../schema/registry.js';
 
 export interface OrgContext {
@@ -25,6 +26,8 @@ export interface ScimState {
   db: Kysely<DB>;
   /** `{PUBLIC_URL}/scim/v2/{orgId}`: the organization's base URL, absolute. */
   baseUrl: string;
+  /** The process's batched writes of users and groups (resources/resource-writes.ts). */
+  writes: ResourceWrites;
   /** The write to a user or a group this request makes, if it makes one (audited-write.ts). */
   write: ScimWrite | undefined;
   /** Set once the write's audit entry has committed with its change. */

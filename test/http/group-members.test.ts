@@ -5,8 +5,7 @@ import { type Kysely, sql } from 'kysely';
 import type supertest from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { DB } from '../../src/db/tables.js';
-import { changeMembers } from '../../src/resources/group-members.repository.js';
-import { removeUser } from '../../src/resources/users.repository.js';
+import { ResourceWrites } from '../../src/resources/resource-writes.js';
 import { onPostgres } from '../helpers/database.js';
 import {
   createGroup,
@@ -20,6 +19,9 @@ import {
 } from '../helpers/groups.js';
 import { type Harness, type Tenant, useHarness } from '../helpers/harness.js';
 import { expectScimError, GROUP, type Json, patchOp, USER } from '../helpers/scim.js';
+
+/** Batched writes of these tests' own, as a process has (a transaction's writes go alone). */
+const writes = new ResourceWrites();
 
 let harness: Harness;
 /** Group sync on: the tenant most tests use. */
@@ -331,13 +333,20 @@ describe.skipIf(!onPostgres)('concurrent member changes of one group', () => {
     const audit = (requestId: string) => patchEntry(t.orgId, group, requestId);
     const adding = (userId: string) => ({ removeAll: false, removes: [], adds: [{ userId }] });
     await harness.database.db.transaction().execute(async (open) => {
-      expect(await changeMembers(open, t.orgId, group, adding(first), new Date(), audit('open'))).toBe(
-        'changed',
-      );
+      expect(
+        await writes.members.change(open, t.orgId, group, adding(first), new Date(), audit('open')),
+      ).toBe('changed');
       await onAnotherShard(await shardOf(open), async (db) => {
         await sql`set lock_timeout = '3s'`.execute(db);
         try {
-          const done = await changeMembers(db, t.orgId, group, adding(second), new Date(), audit('beside'));
+          const done = await writes.members.change(
+            db,
+            t.orgId,
+            group,
+            adding(second),
+            new Date(),
+            audit('beside'),
+          );
           expect(done).toBe('changed');
         } finally {
           await sql`reset lock_timeout`.execute(db);
@@ -388,12 +397,12 @@ describe.skipIf(!onPostgres)('concurrent member changes of one group', () => {
     const db = harness.database.db;
     let waiting: { done: Promise<string> } | undefined;
     await db.transaction().execute(async (open) => {
-      expect(await changeMembers(open, t.orgId, group, adding(low), new Date(), audit('open'))).toBe(
+      expect(await writes.members.change(open, t.orgId, group, adding(low), new Date(), audit('open'))).toBe(
         'changed',
       );
       // The change waits for `low`, which the open transaction added.
       waiting = await waitingForLock(await shardOf(open), (other) =>
-        changeMembers(other, t.orgId, group, adding(high, low), new Date(), audit('waiting')),
+        writes.members.change(other, t.orgId, group, adding(high, low), new Date(), audit('waiting')),
       );
       // Meanwhile `high` is free: the waiting change has not taken it.
       await db.connection().execute(async (third) => {
@@ -420,9 +429,16 @@ describe.skipIf(!onPostgres)('concurrent member changes of one group', () => {
       const group = (await createGroup(t, { displayName: unique('Leaving') })).id;
       let waiting: { done: Promise<string> } | undefined;
       await harness.database.db.transaction().execute(async (open) => {
-        expect(await removeUser(open, t.orgId, user!, mode, new Date(), removal(user!))).toBe(true);
+        expect(await writes.users.remove(open, t.orgId, user!, mode, new Date(), removal(user!))).toBe(true);
         waiting = await waitingForLock(await shardOf(open), (other) =>
-          changeMembers(other, t.orgId, group, adding(user!), new Date(), patchEntry(t.orgId, group, 'add')),
+          writes.members.change(
+            other,
+            t.orgId,
+            group,
+            adding(user!),
+            new Date(),
+            patchEntry(t.orgId, group, 'add'),
+          ),
         );
       });
       expect(await waiting!.done).toBe('invalid');
@@ -437,7 +453,7 @@ describe.skipIf(!onPostgres)('concurrent member changes of one group', () => {
       const group = (await createGroup(t, { displayName: unique('Joining') })).id;
       let waiting: { done: Promise<boolean> } | undefined;
       await harness.database.db.transaction().execute(async (open) => {
-        const added = await changeMembers(
+        const added = await writes.members.change(
           open,
           t.orgId,
           group,
@@ -447,7 +463,7 @@ describe.skipIf(!onPostgres)('concurrent member changes of one group', () => {
         );
         expect(added).toBe('changed');
         waiting = await waitingForLock(await shardOf(open), (other) =>
-          removeUser(other, t.orgId, user!, mode, new Date(), removal(user!)),
+          writes.users.remove(other, t.orgId, user!, mode, new Date(), removal(user!)),
         );
       });
       expect(await waiting!.done).toBe(true);

@@ -3,9 +3,11 @@
 import { type Kysely, sql } from 'kysely';
 import { expect, it } from 'vitest';
 import type { DB } from '../../src/db/tables.js';
-import { mergeIntoUser, replaceUser } from '../../src/resources/users.repository.js';
+import { ResourceWrites } from '../../src/resources/resource-writes.js';
 import { type Harness, useHarness } from '../helpers/harness.js';
 import { USER } from '../helpers/scim.js';
+
+const writes = new ResourceWrites();
 
 let harness: Harness;
 useHarness((h) => {
@@ -42,7 +44,7 @@ it('writes a new title, a deactivation or a whole profile as it was heap-only, a
   });
   await harness.database.db.transaction().execute(async (trx) => {
     const { schemas: _, ...attributes } = profile;
-    await replaceUser(
+    await writes.users.replace(
       trx,
       t.orgId,
       id,
@@ -50,10 +52,10 @@ it('writes a new title, a deactivation or a whole profile as it was heap-only, a
       new Date(),
       audit('user.replace'),
     );
-    await mergeIntoUser(trx, t.orgId, id, { active: false }, new Date(), audit('user.patch'));
+    await writes.users.merge(trx, t.orgId, id, { active: false }, new Date(), audit('user.patch'));
     expect(await updatesOf(trx)).toEqual({ updated: 2, hot: 2 });
     const moved = { ...attributes, emails: [{ type: 'work', value: 'moved@corp.example' }], active: true };
-    await replaceUser(trx, t.orgId, id, moved, new Date(), audit('user.replace'));
+    await writes.users.replace(trx, t.orgId, id, moved, new Date(), audit('user.replace'));
     expect(await updatesOf(trx)).toEqual({ updated: 3, hot: 2 });
   });
   const read = (await t.get(`/Users/${id}`).expect(200)).body;

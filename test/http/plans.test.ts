@@ -6,13 +6,14 @@ import { expect, it } from 'vitest';
 import type { DB } from '../../src/db/tables.js';
 import { compileSortKey, resolveSort } from '../../src/filter/sort.js';
 import { recountOrg } from '../../src/resources/counts.repository.js';
-import { changeMembers } from '../../src/resources/group-members.repository.js';
 import { type ListQuery, listValues } from '../../src/resources/list-query.js';
+import { ResourceWrites } from '../../src/resources/resource-writes.js';
 import { listUsers, userPageStatement, userStorage } from '../../src/resources/user-pages.repository.js';
-import { mergeIntoUser } from '../../src/resources/users.repository.js';
 import { resourceTypes } from '../../src/schema/registry.js';
 import { patchEntry } from '../helpers/groups.js';
 import { type Harness, type Tenant, useHarness } from '../helpers/harness.js';
+
+const writes = new ResourceWrites();
 
 let harness: Harness;
 let t: Tenant;
@@ -82,7 +83,7 @@ it('keeps one plan for member changes, whatever the size of the group', async ()
     for (const [n, group] of groups.entries()) {
       const audit = patchEntry(t.orgId, group, `plans-${n}`);
       const changes = { removeAll: false, removes: [spare[n + 100]!], adds: [{ userId: spare[n]! }] };
-      expect(await changeMembers(db, t.orgId, group, changes, new Date(), audit)).toBe('changed');
+      expect(await writes.members.change(db, t.orgId, group, changes, new Date(), audit)).toBe('changed');
     }
     const plans = await plansOf(
       db,
@@ -159,7 +160,14 @@ it('keeps one plan for PATCHes merged into a user, whatever they set', async () 
         action: 'user.patch',
         resourceType: 'User',
       };
-      const merged = await mergeIntoUser(db, t.orgId, id, patches[n % patches.length]!, new Date(), audit);
+      const merged = await writes.users.merge(
+        db,
+        t.orgId,
+        id,
+        patches[n % patches.length]!,
+        new Date(),
+        audit,
+      );
       expect(merged?.id).toBe(id);
     }
     const plans = await plansOf(

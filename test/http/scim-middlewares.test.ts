@@ -14,6 +14,7 @@ import { InvalidFilterError, ServiceUnavailableError } from '../../src/http/scim
 import type { Logger } from '../../src/log.js';
 import type { TokenChecks } from '../../src/orgs/scim-auth.js';
 import { TokenCache } from '../../src/orgs/token-cache.js';
+import { ResourceWrites } from '../../src/resources/resource-writes.js';
 import { recordAfterAnswer } from '../../src/scim/after-answer.js';
 import { authenticate } from '../../src/scim/authenticate.js';
 import { jsonBody } from '../../src/scim/json-body.js';
@@ -83,7 +84,10 @@ describe('scimScope', () => {
       await next();
       after?.(ctx.path);
     };
-    return { http: appOf(restored, scimScope(database, PUBLIC_URL), echoState), shares };
+    return {
+      http: appOf(restored, scimScope(database, PUBLIC_URL, new ResourceWrites()), echoState),
+      shares,
+    };
   }
 
   it('names the organization, its share, its base URL and the write, and shows the rest of the path', async () => {
@@ -195,7 +199,7 @@ describe('authenticate', () => {
     const checks: TokenChecks = new TokenCache();
     const http = appOf(
       renderScimErrors(pino({ level: 'silent' }), noMetrics),
-      scimScope(harness.database, PUBLIC_URL),
+      scimScope(harness.database, PUBLIC_URL, new ResourceWrites()),
       authenticate(checks, new OrgRegistries()),
       (ctx) => {
         ctx.body = { org: ctx.state.org.id, tokenId: ctx.state.token.tokenId, scopes: ctx.state.scopes };
@@ -313,7 +317,7 @@ describe('recordAfterAnswer', () => {
     const token = await harness.createToken(org.id);
     const { logger, lines } = recordingLogger();
     const http = appOf(
-      scimScope(harness.database, PUBLIC_URL),
+      scimScope(harness.database, PUBLIC_URL, new ResourceWrites()),
       afterAnswer(logger),
       renderScimErrors(logger, noMetrics),
       authenticate(new TokenCache() as TokenChecks, new OrgRegistries()),
@@ -368,7 +372,7 @@ describe('recordAfterAnswer', () => {
   it("logs a write the database failed before its token was checked, as the token's is unknown", async () => {
     const { logger, lines } = recordingLogger();
     const http = appOf(
-      scimScope(harness.database, PUBLIC_URL),
+      scimScope(harness.database, PUBLIC_URL, new ResourceWrites()),
       afterAnswer(logger),
       renderScimErrors(pino({ level: 'silent' }), noMetrics),
       () => {

@@ -4,9 +4,11 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { expect, it } from 'vitest';
-import { mergeIntoUser } from '../../src/resources/users.repository.js';
+import { ResourceWrites } from '../../src/resources/resource-writes.js';
 import { type Harness, type Tenant, useHarness } from '../helpers/harness.js';
 import { GROUP, type Json, patchOp, USER } from '../helpers/scim.js';
+
+const writes = new ResourceWrites();
 
 let harness: Harness;
 useHarness((h) => {
@@ -240,7 +242,9 @@ it('keeps one user’s writes in order when the organization’s view of the poo
       requestId,
     });
     const write = (view: typeof db, title: string) =>
-      mergeIntoUser(view, t.orgId, id, { title }, new Date(), audit(title)).then(() => applied.push(title));
+      writes.users
+        .merge(view, t.orgId, id, { title }, new Date(), audit(title))
+        .then(() => applied.push(title));
     const applied: string[] = [];
     const old = harness.database.forOrg(t.orgId);
     const first = write(old, 'first');
