@@ -6,7 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import { putSchema } from '../src/custom-schemas/schemas.service.js';
 import type { DB } from '../src/db/tables.js';
-import { createOrg, createToken } from '../src/orgs/orgs.service.js';
+import { createOrg } from '../src/orgs/orgs.service.js';
+import { createToken } from '../src/orgs/tokens.service.js';
 import { recountOrg } from '../src/resources/counts.repository.js';
 import { setFeedTriggers } from './feed.js';
 

@@ -2,7 +2,7 @@
 // renders its own errors; everything else is a plain 404.
 import Koa from 'koa';
 import { adminApi } from './admin/admin-api.js';
-import { AuditWriter } from './audit/audit.js';
+import { AuditLog } from './audit/audit-log.js';
 import { ChangeFeed } from './changes/change-feed.js';
 import { consoleApp } from './console/console.js';
 import type { Database } from './db/database.js';
@@ -37,6 +37,8 @@ export interface AppDeps {
   readonly metrics?: Metrics;
   /** No request for this long: an organization's sync is idle. */
   readonly idleAfterMs?: number;
+  /** The audit entries written apart from a change; the app's own unless given (tests inject faults). */
+  readonly audit?: AuditLog;
   /** The console's wrong sign-ins by client address; its own unless given (tests give their clock). */
   readonly signInThrottle?: FailureThrottle;
 }
@@ -52,7 +54,7 @@ export function createApp(appDeps: AppDeps): Koa {
     tokenChecks: appDeps.tokenChecks ?? new TokenCache(),
     changes: appDeps.changes ?? new ChangeFeed(database.db, { logger: appDeps.logger }),
     webhooks: appDeps.webhooks ?? { box: new SecretBox(appDeps.adminToken), allowPrivate: false },
-    audit: new AuditWriter(database.db),
+    audit: appDeps.audit ?? new AuditLog(database.db, appDeps.logger),
     writes: new ResourceWrites(),
     activity: appDeps.activity ?? new SyncActivity(database.db, { logger: appDeps.logger }),
     metrics: appDeps.metrics ?? new Metrics({ db: database.db, share: database.share }),

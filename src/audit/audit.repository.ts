@@ -90,7 +90,12 @@ export async function insertAudit(
   entries: readonly { readonly entry: AuditEntry; readonly at: Date }[],
 ): Promise<void> {
   const batch = entries.map(({ entry, at }, n) => ({ n, ...auditValues(entry, at) }));
-  await insertEntries.run(db, { batch: JSON.stringify(batch) });
+  await insertAuditBatch(db, JSON.stringify(batch));
+}
+
+/** The entries of a batch (db/write-batches.ts: rows of auditValues, each with its place `n`), in order. */
+export async function insertAuditBatch(db: Kysely<DB>, batch: string): Promise<void> {
+  await insertEntries.run(db, { batch });
 }
 
 const listings = new StatementCache();

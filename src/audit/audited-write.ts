@@ -1,6 +1,6 @@
 // The audit of SCIM writes. A write that succeeds records its entry with its change, in the same
 // transaction (or the same statement), so an entry exists exactly when its change committed. A
-// write that fails is recorded after its answer, with the answer's status (scim/after-answer.ts).
+// write answered with a failure is recorded after its answer, with its status (scim/after-answer.ts).
 import type { Kysely } from 'kysely';
 import { isUuid } from '../db/ids.js';
 import type { DB } from '../db/tables.js';
@@ -46,7 +46,6 @@ export function scimWriteOf(method: string, path: string): ScimWrite | undefined
 export interface AuditedRequest {
   readonly requestId: string;
   readonly write: ScimWrite | undefined;
-  auditRecorded?: boolean;
 }
 
 /** The entry of `write` by `actor` in `orgId`, answered `status`. */
@@ -114,6 +113,5 @@ export async function auditedWrite<B>(
       return done;
     });
   }
-  state.auditRecorded = true;
   return written;
 }

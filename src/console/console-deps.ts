@@ -1,7 +1,9 @@
-// What the console's routes are given: the admin API's dependencies, its sessions, and its audit.
-import type { Context } from 'koa';
+// What the console's routes are given: the admin API's dependencies, its sessions, its sign-in
+// throttle and the audit of its actions; and what its middlewares establish for them.
 import type { AdminApiDeps } from '../admin/admin-api.js';
+import type { Audited } from '../audit/audited-action.js';
 import type { FailureThrottle } from '../http/failure-throttle.js';
+import type { RouteState } from '../http/route-state.js';
 import type { ConsoleSession, Sessions } from '../sessions/sessions.js';
 
 /** The admin API's dependencies but the change feed (the console reads changes from their table). */
@@ -10,38 +12,13 @@ export type ConsoleDeps = Omit<AdminApiDeps, 'changes'> & {
   readonly signInThrottle?: FailureThrottle;
 };
 
-/** What a console action is, for its audit entry. */
-interface ConsoleAction {
-  readonly orgId: string;
-  /** As the admin API names it: `token.create`, `setup_link.revoke`, … */
-  readonly action: string;
-  readonly resourceId?: string;
-  /** The actor when it is not the session's (a setup link being opened has no session yet). */
-  readonly actor?: string;
-}
-
-/**
- * Runs a console action and writes its audit entry (the session's actor, the outcome's status), as
- * the admin API does for its own; `idOf` names the resource a creation made.
- */
-export type Audited = <T>(
-  ctx: Context,
-  action: ConsoleAction,
-  run: () => Promise<T>,
-  idOf?: (result: T) => string,
-) => Promise<T>;
-
-/** Writes the audit entry of a console action done already. */
-export type RecordAction = (ctx: Context, done: ConsoleAction & { readonly status: number }) => Promise<void>;
-
 export type ConsoleTools = ConsoleDeps & {
   readonly sessions: Sessions;
   readonly signInThrottle: FailureThrottle;
   readonly audited: Audited;
-  readonly record: RecordAction;
 };
 
-/** The state of a request that passed the session check. */
-export interface ConsoleState {
+/** The state of a request that passed the session check; its actor is the session's. */
+export interface ConsoleState extends RouteState {
   session: ConsoleSession;
 }

@@ -3,6 +3,7 @@
 // log, as the admin API's does.
 import type Router from '@koa/router';
 import type { Context } from 'koa';
+import { listEvents } from '../audit/audit-events.service.js';
 import { latestChanges } from '../changes/changes.repository.js';
 import * as schemas from '../custom-schemas/schemas.service.js';
 import { orgHealth } from '../health/sync-health.service.js';
@@ -11,6 +12,7 @@ import { secretMatcher } from '../http/bearer.js';
 import { changeOrgAuth } from '../orgs/auth-changes.js';
 import * as admin from '../orgs/orgs.service.js';
 import * as setupLinks from '../orgs/setup-links.service.js';
+import * as tokens from '../orgs/tokens.service.js';
 import * as webhooks from '../webhooks/webhooks.service.js';
 import type { ConsoleState, ConsoleTools } from './console-deps.js';
 import { checked, field, fields, seeOther, sendPage } from './respond.js';
@@ -30,7 +32,7 @@ import {
 const HEALTH_READS_AT_ONCE = 4;
 
 export function registerOperatorRoutes(router: Router<ConsoleState>, tools: ConsoleTools): void {
-  const { db, publicUrl } = tools;
+  const { db, publicUrl, audited } = tools;
   const isAdminToken = secretMatcher(tools.adminToken);
   const csrf = (ctx: Context) => (ctx.state as ConsoleState).session.csrf;
   const health = (orgId: string, options: { failures: number; people?: boolean }) =>
@@ -75,7 +77,7 @@ export function registerOperatorRoutes(router: Router<ConsoleState>, tools: Cons
     sendPage(ctx, orgsPage(csrf(ctx), summaries));
   });
 
-  router.post('/orgs', async (ctx) => {
+  router.post('/orgs', audited('org.create', 'created'), async (ctx) => {
     const org = await db.transaction().execute((trx) =>
       admin.createOrg(trx, {
         name: field(ctx, 'name'),
@@ -83,8 +85,7 @@ export function registerOperatorRoutes(router: Router<ConsoleState>, tools: Cons
         deprovisioning: field(ctx, 'deprovisioning') || undefined,
       }),
     );
-    // A creation that fails has no organization to write to, as in the admin API.
-    await tools.record(ctx, { orgId: org.id, action: 'org.create', resourceId: org.id, status: 201 });
+    ctx.state.resourceId = org.id;
     seeOther(ctx, `/console/orgs/${org.id}`);
   });
 
@@ -114,37 +115,30 @@ export function registerOperatorRoutes(router: Router<ConsoleState>, tools: Cons
 
   router.get('/orgs/:orgId', (ctx) => showOrg(ctx, orgIdOf(ctx), noticeOf(ctx)));
 
-  router.post('/orgs/:orgId/settings', async (ctx) => {
+  router.post('/orgs/:orgId/settings', audited('org.update'), async (ctx) => {
     const orgId = orgIdOf(ctx);
-    await tools.audited(ctx, { orgId, action: 'org.update', resourceId: orgId }, () =>
-      changeOrgAuth(db, tools.tokenChecks, orgId, (trx) =>
-        admin.updateOrg(trx, orgId, {
-          name: field(ctx, 'name'),
-          groupSync: checked(ctx, 'groupSync'),
-          deprovisioning: field(ctx, 'deprovisioning'),
-        }),
-      ),
+    await changeOrgAuth(db, tools.tokenChecks, orgId, (trx) =>
+      admin.updateOrg(trx, orgId, {
+        name: field(ctx, 'name'),
+        groupSync: checked(ctx, 'groupSync'),
+        deprovisioning: field(ctx, 'deprovisioning'),
+      }),
     );
     seeOther(ctx, `/console/orgs/${orgId}?done=settings#settings`);
   });
 
-  router.post('/orgs/:orgId/tokens', async (ctx) => {
+  router.post('/orgs/:orgId/tokens', audited('token.create', 'created'), async (ctx) => {
     const orgId = orgIdOf(ctx);
     const name = field(ctx, 'name');
     const expiresOn = field(ctx, 'expiresOn');
-    const { token, secret } = await tools.audited(
-      ctx,
-      { orgId, action: 'token.create' },
-      () =>
-        db.transaction().execute((trx) =>
-          admin.createToken(trx, orgId, {
-            ...(name ? { name } : {}),
-            scopes: fields(ctx, 'scopes'),
-            ...(expiresOn ? { expiresAt: `${expiresOn}T23:59:59Z` } : {}),
-          }),
-        ),
-      (created) => created.token.id,
+    const { token, secret } = await db.transaction().execute((trx) =>
+      tokens.createToken(trx, orgId, {
+        ...(name ? { name } : {}),
+        scopes: fields(ctx, 'scopes'),
+        ...(expiresOn ? { expiresAt: `${expiresOn}T23:59:59Z` } : {}),
+      }),
     );
+    ctx.state.resourceId = token.id;
     await showOrg(ctx, orgId, {
       revealed: {
         label: `Token “${token.name}”`,
@@ -154,16 +148,11 @@ export function registerOperatorRoutes(router: Router<ConsoleState>, tools: Cons
     });
   });
 
-  router.post('/orgs/:orgId/tokens/:tokenId/rotate', async (ctx) => {
+  router.post('/orgs/:orgId/tokens/:tokenId/rotate', audited('token.rotate', 'tokenId'), async (ctx) => {
     const { orgId, tokenId } = ctx.params as { orgId: string; tokenId: string };
     const overlap = field(ctx, 'overlapSeconds');
-    const { token, secret } = await tools.audited(
-      ctx,
-      { orgId, action: 'token.rotate', resourceId: tokenId },
-      () =>
-        changeOrgAuth(db, tools.tokenChecks, orgId, (trx) =>
-          admin.rotateToken(trx, orgId, tokenId, overlap ? { overlapSeconds: Number(overlap) } : {}),
-        ),
+    const { token, secret } = await changeOrgAuth(db, tools.tokenChecks, orgId, (trx) =>
+      tokens.rotateToken(trx, orgId, tokenId, overlap ? { overlapSeconds: Number(overlap) } : {}),
     );
     await showOrg(ctx, orgId, {
       revealed: {
@@ -175,36 +164,29 @@ export function registerOperatorRoutes(router: Router<ConsoleState>, tools: Cons
     });
   });
 
-  router.post('/orgs/:orgId/tokens/:tokenId/revoke', async (ctx) => {
+  router.post('/orgs/:orgId/tokens/:tokenId/revoke', audited('token.revoke', 'tokenId'), async (ctx) => {
     const { orgId, tokenId } = ctx.params as { orgId: string; tokenId: string };
     const force = checked(ctx, 'force');
-    await tools.audited(ctx, { orgId, action: 'token.revoke', resourceId: tokenId }, () =>
-      changeOrgAuth(db, tools.tokenChecks, orgId, (trx) =>
-        admin.revokeToken(trx, orgId, tokenId, force ? { force } : {}),
-      ),
+    await changeOrgAuth(db, tools.tokenChecks, orgId, (trx) =>
+      tokens.revokeToken(trx, orgId, tokenId, force ? { force } : {}),
     );
     seeOther(ctx, `/console/orgs/${orgId}?done=token-revoked#tokens`);
   });
 
-  router.post('/orgs/:orgId/setup-links', async (ctx) => {
+  router.post('/orgs/:orgId/setup-links', audited('setup_link.create', 'created'), async (ctx) => {
     const orgId = orgIdOf(ctx);
     const note = field(ctx, 'note');
     const session = (ctx.state as ConsoleState).session;
-    const link = await tools.audited(
-      ctx,
-      { orgId, action: 'setup_link.create' },
-      () =>
-        setupLinks.createSetupLink(
-          db,
-          orgId,
-          {
-            expiresInHours: Number(field(ctx, 'expiresInHours') || setupLinks.SETUP_LINK_HOURS.default),
-            ...(note ? { note } : {}),
-          },
-          { publicUrl, createdBy: session.actor },
-        ),
-      (created) => created.id,
+    const link = await setupLinks.createSetupLink(
+      db,
+      orgId,
+      {
+        expiresInHours: Number(field(ctx, 'expiresInHours') || setupLinks.SETUP_LINK_HOURS.default),
+        ...(note ? { note } : {}),
+      },
+      { publicUrl, createdBy: session.actor },
     );
+    ctx.state.resourceId = link.id;
     await showOrg(ctx, orgId, {
       revealed: {
         label: 'Setup link',
@@ -214,13 +196,15 @@ export function registerOperatorRoutes(router: Router<ConsoleState>, tools: Cons
     });
   });
 
-  router.post('/orgs/:orgId/setup-links/:linkId/revoke', async (ctx) => {
-    const { orgId, linkId } = ctx.params as { orgId: string; linkId: string };
-    await tools.audited(ctx, { orgId, action: 'setup_link.revoke', resourceId: linkId }, () =>
-      setupLinks.revokeSetupLink(db, orgId, linkId),
-    );
-    seeOther(ctx, `/console/orgs/${orgId}?done=link-revoked#setup-links`);
-  });
+  router.post(
+    '/orgs/:orgId/setup-links/:linkId/revoke',
+    audited('setup_link.revoke', 'linkId'),
+    async (ctx) => {
+      const { orgId, linkId } = ctx.params as { orgId: string; linkId: string };
+      await setupLinks.revokeSetupLink(db, orgId, linkId);
+      seeOther(ctx, `/console/orgs/${orgId}?done=link-revoked#setup-links`);
+    },
+  );
 
   router.get('/orgs/:orgId/activity', async (ctx) => {
     const orgId = orgIdOf(ctx);
@@ -233,7 +217,7 @@ export function registerOperatorRoutes(router: Router<ConsoleState>, tools: Cons
     };
     const [current, audit, changes] = await Promise.all([
       health(orgId, { failures: 50, people: false }),
-      admin.listEvents(db, orgId, {
+      listEvents(db, orgId, {
         ...(filter.resourceId ? { resourceId: filter.resourceId } : {}),
         ...(filter.since ? { since: instantOf('since', filter.since) } : {}),
         ...(filter.until ? { until: instantOf('until', filter.until) } : {}),

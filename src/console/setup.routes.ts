@@ -8,6 +8,7 @@ import { orgHealth } from '../health/sync-health.service.js';
 import { notFound } from '../http/admin-errors.js';
 import * as admin from '../orgs/orgs.service.js';
 import { findLiveSetupLink, openSetupLink } from '../orgs/setup-links.repository.js';
+import * as tokens from '../orgs/tokens.service.js';
 import { hashSecret, looksLikeSecret, SETUP_LINK_PREFIX } from '../secrets.js';
 import type { ConsoleState, ConsoleTools } from './console-deps.js';
 import { type CustomUserAttribute, type IdpName, idpGuide, isIdpName } from './idp-guides.js';
@@ -18,7 +19,7 @@ import { guidePage, linkGonePage, linkPage, setupHomePage, statusFragment } from
 const FAILURES_SHOWN = 20;
 
 export function registerSetupRoutes(router: Router<ConsoleState>, tools: ConsoleTools): void {
-  const { db, publicUrl } = tools;
+  const { db, publicUrl, audited } = tools;
   const linkOf = (ctx: Context) => (ctx.state as ConsoleState).session.setupLink!;
 
   const health = async (orgId: string) => {
@@ -44,17 +45,11 @@ export function registerSetupRoutes(router: Router<ConsoleState>, tools: Console
   });
 
   // The link's secret is exchanged for a session cookie, so it stays out of later requests.
-  router.post('/link/:secret', async (ctx) => {
+  router.post('/link/:secret', audited('setup_link.open'), async (ctx) => {
     const link = await liveLink(ctx);
     if (!link) return sendPage(ctx, linkGonePage(), 404);
-    const actor = `setup_link:${link.id}`;
-    await tools.record(ctx, {
-      orgId: link.orgId,
-      action: 'setup_link.open',
-      resourceId: link.id,
-      actor,
-      status: 200,
-    });
+    // Opened by no session yet: the link itself is who acts.
+    Object.assign(ctx.state, { actor: `setup_link:${link.id}`, orgId: link.orgId, resourceId: link.id });
     await tools.sessions.start(ctx, 'setup', link);
     seeOther(ctx, '/console/setup');
   });
@@ -93,21 +88,16 @@ export function registerSetupRoutes(router: Router<ConsoleState>, tools: Console
     await showGuide(ctx, idp);
   });
 
-  router.post('/setup/:idp/token', async (ctx) => {
+  router.post('/setup/:idp/token', audited('token.create', 'created'), async (ctx) => {
     const idp = (ctx.params as { idp: string }).idp;
     if (!isIdpName(idp)) throw notFound(`No setup steps for ${idp}: choose Okta or Entra`);
     const { orgId, id } = linkOf(ctx);
-    const { secret } = await tools.audited(
-      ctx,
-      { orgId, action: 'token.create' },
-      () =>
-        db.transaction().execute((trx) =>
-          admin.createToken(trx, orgId, {
-            name: `${idp === 'okta' ? 'Okta' : 'Entra'} (setup link ${id.slice(0, 8)})`,
-          }),
-        ),
-      (created) => created.token.id,
+    const { token, secret } = await db.transaction().execute((trx) =>
+      tokens.createToken(trx, orgId, {
+        name: `${idp === 'okta' ? 'Okta' : 'Entra'} (setup link ${id.slice(0, 8)})`,
+      }),
     );
+    ctx.state.resourceId = token.id;
     await showGuide(ctx, idp, secret);
   });
 }

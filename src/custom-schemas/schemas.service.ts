@@ -3,8 +3,8 @@
 import { type Kysely, sql } from 'kysely';
 import type { DB } from '../db/tables.js';
 import { AdminError, invalidRequest, notFound } from '../http/admin-errors.js';
+import { refuseUnstorable } from '../http/parse-body.js';
 import * as orgsRepo from '../orgs/orgs.repository.js';
-import { refuseUnstorable } from '../orgs/orgs.service.js';
 import {
   CUSTOM_SCHEMA_LIMITS,
   type CustomSchema,

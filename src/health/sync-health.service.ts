@@ -3,8 +3,9 @@
 import { type Kysely, sql } from 'kysely';
 import type { DB } from '../db/tables.js';
 import type { Outcome } from '../http/scim-operation.js';
-import { getOrg, renderToken } from '../orgs/orgs.service.js';
+import { getOrg } from '../orgs/orgs.service.js';
 import { listTokens } from '../orgs/tokens.repository.js';
+import { renderToken } from '../orgs/tokens.service.js';
 import { hintFor } from './hints.js';
 import { FAILURES_KEPT, recentCounts, recentFailures } from './sync-activity.repository.js';
 

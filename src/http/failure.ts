@@ -40,6 +40,16 @@ const UNREADABLE: Readonly<Record<number, string>> = {
   415: 'The request body’s type or encoding is not supported',
 };
 
+/** The status a failure is answered with, without logging it: for what records the outcome (an audit entry). */
+export function statusOf(error: unknown): number {
+  if (error instanceof ScimError || error instanceof AdminError) return error.status;
+  if (isUnstorableTextError(error)) return 400;
+  if (ORG_KEYS.has((error as { constraint?: unknown } | null)?.constraint as string)) return 404;
+  if (databaseFailure(error)) return 503;
+  const status = (error as { status?: unknown } | null)?.status;
+  return typeof status === 'number' && UNREADABLE[status] ? status : 500;
+}
+
 export function classifyFailure(error: unknown, context: FailureContext): Failure {
   if (error instanceof ScimError)
     return { status: error.status, message: error.message, headers: error.headers, scim: error };

@@ -6,8 +6,9 @@ import { z } from 'zod';
 import type { DB } from '../db/tables.js';
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from '../db/text.js';
 import { notFound } from '../http/admin-errors.js';
+import { parseBody } from '../http/parse-body.js';
 import { generateSecret, hashSecret, SETUP_LINK_PREFIX, secretPrefix } from '../secrets.js';
-import { getOrg, parseBody } from './orgs.service.js';
+import { getOrg } from './orgs.service.js';
 import * as repo from './setup-links.repository.js';
 
 /** A link's life unless the operator says otherwise, and the longest it may have. */

@@ -1,11 +1,11 @@
 // What a SCIM request records once its answer is settled, outside its transaction, and which nothing
 // here may change: its sync activity and metrics (aggregated in the process), the use of its token
-// (at most once a minute), and the audit entry of a write that did not commit (one that did was
-// recorded with its change: audit/audited-write.ts). When the audit log cannot be written (the
-// database is what failed), the entry goes to the process log. A write that succeeded tells the
-// change feed, which numbers its changes soon after.
+// (at most once a minute), and the audit entry of a write answered with a failure (one that succeeded
+// was recorded with its change: audit/audited-write.ts). A write that succeeded tells the change
+// feed, which numbers its changes soon after.
 import type { Middleware } from 'koa';
-import type { AuditEntry, AuditWriter } from '../audit/audit.js';
+import type { AuditEntry } from '../audit/audit.js';
+import type { AuditLog } from '../audit/audit-log.js';
 import { writeEntry } from '../audit/audited-write.js';
 import type { ChangeFeed } from '../changes/change-feed.js';
 import type { SyncActivity } from '../health/sync-activity.js';
@@ -18,7 +18,7 @@ import { namesOf, standardRegistry } from '../schema/registry.js';
 import type { ScimState } from './state.js';
 
 export interface AfterAnswerDeps {
-  readonly audit: AuditWriter;
+  readonly audit: AuditLog;
   readonly logger: Logger;
   readonly changes: Pick<ChangeFeed, 'written'>;
   readonly activity: Pick<SyncActivity, 'record'>;
@@ -74,13 +74,10 @@ export function recordAfterAnswer({
     const tokenUse = recordTokenUse(state.db, state.token, succeeded, new Date())?.catch((err) =>
       logger.warn({ err, requestId: state.requestId }, 'could not record the use of a token'),
     );
-    let failedWrite: Promise<void> | undefined;
-    if (state.write && !state.auditRecorded) {
-      if (succeeded)
-        logger.error({ requestId: state.requestId }, 'a SCIM write succeeded without its audit entry');
-      const entry = writeEntry(state, state.org.id, `token:${state.token.tokenId}`, ctx.status);
-      failedWrite = audit.record(entry).catch((err) => logUnwritten(entry, err));
-    }
+    const failedWrite =
+      state.write && !succeeded
+        ? audit.record(writeEntry(state, state.org.id, `token:${state.token.tokenId}`, ctx.status))
+        : undefined;
     // A read that records nothing (nearly every one) finishes here without waiting on anything.
     if (tokenUse || failedWrite) await Promise.all([tokenUse, failedWrite]);
   };

@@ -3,7 +3,7 @@
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import compose from 'koa-compose';
-import type { AuditWriter } from '../audit/audit.js';
+import type { AuditLog } from '../audit/audit-log.js';
 import type { ChangeFeed } from '../changes/change-feed.js';
 import { OrgRegistries } from '../custom-schemas/org-registries.js';
 import type { Database } from '../db/database.js';
@@ -32,7 +32,7 @@ export interface ScimApiDeps {
   readonly publicUrl: string;
   readonly logger: Logger;
   readonly tokenChecks: TokenChecks;
-  readonly audit: AuditWriter;
+  readonly audit: AuditLog;
   readonly changes: Pick<ChangeFeed, 'written'>;
   readonly activity: Pick<SyncActivity, 'record'>;
   readonly metrics: Pick<Metrics, 'scimOperation' | 'databaseFailure'>;

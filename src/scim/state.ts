@@ -30,8 +30,6 @@ export interface ScimState {
   writes: ResourceWrites;
   /** The write to a user or a group this request makes, if it makes one (audited-write.ts). */
   write: ScimWrite | undefined;
-  /** Set once the write's audit entry has committed with its change. */
-  auditRecorded?: boolean;
   /** Set by authentication. */
   token: AuthenticatedToken;
   org: OrgContext;

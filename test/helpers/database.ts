@@ -16,9 +16,9 @@ const SCHEMA_CHANGES_LOCK = 0x5c1d;
  * Runs `work` while no test file's migration runs (on Postgres). Kysely's migrator introspects the
  * tables of every schema in the database, calling functions that look each one up by name: a schema
  * dropped or a table renamed at that moment makes another file's migration fail with "does not
- * exist". Migrations, schema drops and a test's own renames take turns.
+ * exist". Migrations and schema drops take turns.
  */
-export async function apartFromMigrations<T>(work: () => Promise<T>): Promise<T> {
+async function apartFromMigrations<T>(work: () => Promise<T>): Promise<T> {
   const url = process.env.TEST_DATABASE_URL;
   if (!url) return work();
   const c = new pg.Client({ connectionString: url });
