@@ -7,22 +7,6 @@ import type { Server } from './measure.js';
 import type { Seeded } from './seed.js';
 
 export const FEED_OFF = ', feed off';
-const FEED_TRIGGERS: readonly [string, string][] = [
-  ['users', 'users_changes'],
-  ['groups', 'groups_changes'],
-  ['group_members', 'group_members_insert_changes'],
-  ['group_members', 'group_members_delete_changes'],
-];
-
-/** Turns the triggers that write changes off or on (seeding and resets are not SCIM writes). */
-export async function setFeedTriggers(db: Kysely<DB>, on: boolean): Promise<void> {
-  for (const [table, trigger] of FEED_TRIGGERS) {
-    await sql`alter table ${sql.id(table)} ${sql.raw(on ? 'enable' : 'disable')} trigger ${sql.id(trigger)}`.execute(
-      db,
-    );
-  }
-}
-
 /** How many changes the read scenario reads. */
 export const FEED_CHANGES = 100_000;
 

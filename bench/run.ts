@@ -29,7 +29,6 @@ import {
   type FeedRead,
   feedLatency,
   readFeed,
-  setFeedTriggers,
   writeFeedChanges,
 } from './feed.js';
 import {
@@ -58,7 +57,7 @@ import {
   page,
   roundScenarios,
 } from './scenarios.js';
-import { resetRound, type Seeded, seed } from './seed.js';
+import { resetRound, type Seeded, seed, setFeedTriggers } from './seed.js';
 import { measureWebhooks, type WebhookFigures } from './webhooks.js';
 
 const USERS = Number(process.env.BENCH_USERS ?? 100_000);

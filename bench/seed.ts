@@ -9,7 +9,22 @@ import type { DB } from '../src/db/tables.js';
 import { createOrg } from '../src/orgs/orgs.service.js';
 import { createToken } from '../src/orgs/tokens.service.js';
 import { recountOrg } from '../src/resources/counts.repository.js';
-import { setFeedTriggers } from './feed.js';
+
+const FEED_TRIGGERS: readonly [string, string][] = [
+  ['users', 'users_changes'],
+  ['groups', 'groups_changes'],
+  ['group_members', 'group_members_insert_changes'],
+  ['group_members', 'group_members_delete_changes'],
+];
+
+/** Turns the triggers that write changes off or on (seeding and resets are not SCIM writes). */
+export async function setFeedTriggers(db: Kysely<DB>, on: boolean): Promise<void> {
+  for (const [table, trigger] of FEED_TRIGGERS) {
+    await sql`alter table ${sql.id(table)} ${sql.raw(on ? 'enable' : 'disable')} trigger ${sql.id(trigger)}`.execute(
+      db,
+    );
+  }
+}
 
 export interface Seeded {
   orgId: string;

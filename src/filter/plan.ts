@@ -8,8 +8,8 @@ import { isUuid } from '../db/ids.js';
 import { InvalidFilterError } from '../http/scim-errors.js';
 import type { AttributeDef } from '../schema/types.js';
 import type { CompareOp } from './ast.js';
-import { compareValues } from './evaluate.js';
-import type { AttributeTarget, Comparable, MultiValuedTarget, ResolvedFilter, Target } from './resolve.js';
+import { type Comparable, compareValues } from './compare.js';
+import type { AttributeTarget, MultiValuedTarget, ResolvedFilter, Target } from './resolve.js';
 import {
   type ColumnSpec,
   type ConstantSpec,

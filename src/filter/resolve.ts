@@ -8,7 +8,7 @@ import { InvalidFilterError } from '../http/scim-errors.js';
 import { findAttribute, resolveAttributePath, unresolvedMessage } from '../schema/registry.js';
 import type { AttributeDef, AttributeType, ResourceTypeDef } from '../schema/types.js';
 import type { CompareOp, Filter, FilterValue, PathText } from './ast.js';
-import { compareValues } from './evaluate.js';
+import { type Comparable, compareValues } from './compare.js';
 
 /** A singular attribute of the resource, possibly a sub-attribute of a singular complex one. */
 export interface AttributeTarget {
@@ -35,8 +35,6 @@ export interface MultiValuedTarget {
   readonly extension: boolean;
   readonly attribute: AttributeDef;
 }
-
-export type Comparable = string | number | boolean | Date;
 
 export type ResolvedFilter =
   | {

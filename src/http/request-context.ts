@@ -3,13 +3,12 @@ import type { Middleware } from 'koa';
 import { isUuid } from '../db/ids.js';
 import { type Logger, requestLogger } from '../log.js';
 import { loggedPath } from './logged-path.js';
+import { splitScimPath } from './scim-path.js';
 
 const SAFE_REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /** A path that carries a secret (a setup link's) is logged without it. */
 const SECRET_IN_PATH = /^(\/console\/link\/)[^/]+/;
-/** A SCIM path is logged as loggedPath keeps it: a client may put personal data where an id goes. */
-const SCIM_PATH = /^\/scim\/v2\/([^/]+)(\/.*)?$/i;
 
 /** Gives each request an id (the client's X-Request-Id when it is sane) and logs one line per request. */
 export function requestContext(logger: Logger): Middleware {
@@ -25,9 +24,10 @@ export function requestContext(logger: Logger): Middleware {
     } finally {
       // The path only: query strings can carry filter values (personal data).
       const ms = Math.round((performance.now() - started) * 10) / 10;
-      const scim = SCIM_PATH.exec(ctx.path);
+      // A SCIM path as loggedPath keeps it: a client may put personal data where an id goes.
+      const scim = splitScimPath(ctx.path);
       const path = scim
-        ? `/scim/v2/${isUuid(scim[1]!) ? scim[1] : '…'}${scim[2] ? loggedPath(scim[2]) : ''}`
+        ? `/scim/v2/${isUuid(scim.organization) ? scim.organization : '…'}${scim.rest ? loggedPath(scim.rest) : ''}`
         : ctx.path.replace(SECRET_IN_PATH, '$1[redacted]');
       lines.info({ requestId, method: ctx.method, path, status: ctx.status, ms }, 'request');
     }

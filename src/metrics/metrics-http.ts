@@ -2,7 +2,7 @@
 // which answers only the admin token (it tells how busy each webhook endpoint is).
 import type { Context, Middleware } from 'koa';
 import { bearerToken, secretMatcher } from '../http/bearer.js';
-import { isScimPath } from '../scim/scope.js';
+import { isScimPath } from '../http/scim-path.js';
 import type { Metrics } from './metrics.js';
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);

@@ -4,8 +4,8 @@ import { isUuid } from '../db/ids.js';
 import type { DB, DeprovisioningMode, TokenScope } from '../db/tables.js';
 import { bearerToken } from '../http/bearer.js';
 import { UnauthorizedError } from '../http/scim-errors.js';
-import type { OrgContext } from '../scim/state.js';
 import { hashMatches, looksLikeSecret, secretDigest, secretPrefix } from '../secrets.js';
+import type { OrgContext } from './org-context.js';
 import type { TokenCache } from './token-cache.js';
 import { findTokensByPrefix, writeTokenUse } from './tokens.repository.js';
 

@@ -11,6 +11,7 @@ import { registerDiscoveryRoutes } from '../discovery/discovery.routes.js';
 import { DiscoveryDocuments } from '../discovery/discovery-documents.js';
 import type { SyncActivity } from '../health/sync-activity.js';
 import { NotImplementedError } from '../http/scim-errors.js';
+import { isScimPath } from '../http/scim-path.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { TokenChecks } from '../orgs/scim-auth.js';
@@ -24,7 +25,7 @@ import { jsonBody } from './json-body.js';
 import { noRoute } from './no-route.js';
 import { renderScimErrors } from './render-errors.js';
 import { requireOrganization } from './require-organization.js';
-import { isScimPath, scimScope } from './scope.js';
+import { scimScope } from './scope.js';
 import type { ScimState } from './state.js';
 
 export interface ScimApiDeps {

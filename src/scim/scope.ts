@@ -7,15 +7,9 @@ import type { Middleware } from 'koa';
 import { scimWriteOf } from '../audit/audited-write.js';
 import type { Database } from '../db/database.js';
 import { isUuid } from '../db/ids.js';
+import { splitScimPath } from '../http/scim-path.js';
 import type { ResourceWrites } from '../resources/resource-writes.js';
 import type { ScimState } from './state.js';
-
-const SCIM_PATH = /^\/scim\/v2(?:\/([^/]*))?(\/.*)?$/i;
-
-/** Whether a path is under an organization's SCIM base URL. */
-export function isScimPath(path: string): boolean {
-  return SCIM_PATH.test(path);
-}
 
 export function scimScope(
   database: Pick<Database, 'forOrg'>,
@@ -24,7 +18,7 @@ export function scimScope(
 ): Middleware<ScimState> {
   return async (ctx, next) => {
     const path = ctx.path;
-    const [, encoded = '', rest = ''] = SCIM_PATH.exec(path)!;
+    const { organization: encoded, rest } = splitScimPath(path)!;
     // A path that does not decode names no organization: no token can belong to it.
     const orgId = safeDecode(encoded) ?? '';
     const state = ctx.state;

@@ -2,21 +2,12 @@
 // then its token (authenticate.ts).
 import type { Kysely } from 'kysely';
 import type { ScimWrite } from '../audit/audited-write.js';
-import type { DB, DeprovisioningMode, TokenScope } from '../db/tables.js';
+import type { DB, TokenScope } from '../db/tables.js';
 import type { ScimError } from '../http/scim-errors.js';
+import type { OrgContext } from '../orgs/org-context.js';
 import type { AuthenticatedToken } from '../orgs/scim-auth.js';
 import type { ResourceWrites } from '../resources/resource-writes.js';
 import type { Registry } from '../schema/registry.js';
-
-export interface OrgContext {
-  readonly id: string;
-  readonly groupSync: boolean;
-  readonly deprovisioning: DeprovisioningMode;
-  /** Signs the organization's paging cursors. */
-  readonly cursorKey: Buffer;
-  /** The version of the organization's own schemas (0: it has none): which registry it reads. */
-  readonly schemasVersion: number;
-}
 
 export interface ScimState {
   requestId: string;
