@@ -2,6 +2,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { DB } from '../db/tables.js';
 import { type CustomSchema, customSchemaOf, storedDefinition } from '../schema/custom-schemas.js';
+import type { AttributeDef } from '../schema/types.js';
 
 export interface StoredSchema {
   readonly schema: CustomSchema;
@@ -77,4 +78,46 @@ export async function bumpSchemasVersion(db: Kysely<DB>, orgId: string): Promise
     .set((eb) => ({ schemas_version: eb('schemas_version', '+', 1) }))
     .where('id', '=', orgId)
     .execute();
+}
+
+type Table = 'users' | 'groups';
+
+/** How many resources of the table hold a value of the extension's attribute. */
+export async function countHolding(db: Kysely<DB>, table: Table, orgId: string, urn: string, name: string) {
+  const { rows } = await sql<{ n: number }>`
+    select count(*)::integer as n from ${sql.table(table)}
+    where org_id = ${orgId} and data -> ${urn} ? ${name}`.execute(db);
+  return rows[0]!.n;
+}
+
+/** How many resources carry the extension without a value of the attribute. */
+export async function countLacking(db: Kysely<DB>, table: Table, orgId: string, urn: string, name: string) {
+  const { rows } = await sql<{ n: number }>`
+    select count(*)::integer as n from ${sql.table(table)}
+    where org_id = ${orgId} and data ? ${urn} and not (data -> ${urn} ? ${name})`.execute(db);
+  return rows[0]!.n;
+}
+
+/**
+ * How many resources (visible users, or groups) share a value of the attribute with another: compared
+ * lower-cased for a string that is not caseExact.
+ */
+export async function countSharingValues(
+  db: Kysely<DB>,
+  table: Table,
+  orgId: string,
+  urn: string,
+  attribute: AttributeDef,
+): Promise<number> {
+  const held =
+    attribute.type === 'string' && !attribute.caseExact
+      ? sql`lower(data -> ${urn} ->> ${attribute.name})`
+      : sql`data -> ${urn} -> ${attribute.name}`;
+  const { rows } = await sql<{ n: number }>`
+    select coalesce(sum(n), 0)::integer as n from (
+      select count(*) as n from ${sql.table(table)}
+      where org_id = ${orgId} and ${table === 'users' ? sql`deprovisioned_at is null` : sql`true`}
+        and data -> ${urn} ? ${attribute.name}
+      group by ${held} having count(*) > 1) d`.execute(db);
+  return rows[0]!.n;
 }

@@ -1,10 +1,11 @@
 // An organization's own schema extensions, as the admin API and the CLI see them: written whole by
 // PUT, refused when they would make stored values invalid, removed by DELETE (values stay, hidden).
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { DB } from '../db/tables.js';
 import { AdminError, invalidRequest, notFound } from '../http/admin-errors.js';
 import { refuseUnstorable } from '../http/parse-body.js';
 import * as orgsRepo from '../orgs/orgs.repository.js';
+import { lockOrg } from '../orgs/orgs.repository.js';
 import {
   CUSTOM_SCHEMA_LIMITS,
   type CustomSchema,
@@ -76,7 +77,7 @@ export async function putSchema(
     throw invalidRequest('uniqueness: server is offered on top-level attributes, not on sub-attributes');
   }
   // One schema change at a time per organization: the checks below see every earlier one.
-  await sql`select 1 from orgs where id = ${orgId} for update`.execute(db);
+  await lockOrg(db, orgId);
   const others = await repo.listOrgSchemas(db, orgId);
   const previous = others.find((s) => s.schema.id.toLowerCase() === urn.toLowerCase())?.schema;
   const rest = others.filter((s) => s.schema !== previous).map((s) => s.schema);
@@ -122,7 +123,7 @@ async function refuseBreakingChanges(
   for (const attr of next.attributes) {
     const before = previous?.attributes.find((a) => a.name.toLowerCase() === attr.name.toLowerCase());
     if (before && changesShape(before, attr)) {
-      const carrying = await countResources(db, table, orgId, sql`data -> ${next.id} ? ${before.name}`);
+      const carrying = await repo.countHolding(db, table, orgId, next.id, before.name);
       if (carrying > 0) {
         throw conflict(
           `${attr.name}: ${carrying} ${next.resourceType.toLowerCase()}(s) hold a value of its present type or plurality; clear it first, or add a new attribute`,
@@ -130,29 +131,13 @@ async function refuseBreakingChanges(
       }
     }
     if (attr.uniqueness === 'server' && before?.uniqueness !== 'server') {
-      const held =
-        attr.type === 'string' && !attr.caseExact
-          ? sql`lower(data -> ${next.id} ->> ${attr.name})`
-          : sql`data -> ${next.id} -> ${attr.name}`;
-      const { rows } = await sql<{ n: number }>`
-        select coalesce(sum(n), 0)::integer as n from (
-          select count(*) as n from ${sql.table(table)}
-          where org_id = ${orgId} and ${table === 'users' ? sql`deprovisioned_at is null` : sql`true`}
-            and data -> ${next.id} ? ${attr.name}
-          group by ${held} having count(*) > 1) d`.execute(db);
-      if (rows[0]!.n > 0) {
-        throw conflict(
-          `${attr.name}: ${rows[0]!.n} ${table} share a value with another; make them unique first`,
-        );
+      const shared = await repo.countSharingValues(db, table, orgId, next.id, attr);
+      if (shared > 0) {
+        throw conflict(`${attr.name}: ${shared} ${table} share a value with another; make them unique first`);
       }
     }
     if (attr.required && !before?.required) {
-      const lacking = await countResources(
-        db,
-        table,
-        orgId,
-        sql`data ? ${next.id} and not (data -> ${next.id} ? ${attr.name})`,
-      );
+      const lacking = await repo.countLacking(db, table, orgId, next.id, attr.name);
       if (lacking > 0) {
         throw conflict(
           `${attr.name}: ${lacking} ${next.resourceType.toLowerCase()}(s) carrying ${next.id} have no value for it; it cannot become required`,
@@ -169,19 +154,6 @@ function changesShape(before: AttributeDef, after: AttributeDef): boolean {
     const old = before.subAttributes?.find((s) => s.name.toLowerCase() === sub.name.toLowerCase());
     return old !== undefined && (old.type !== sub.type || old.multiValued !== sub.multiValued);
   });
-}
-
-async function countResources(
-  db: Kysely<DB>,
-  table: 'users' | 'groups',
-  orgId: string,
-  condition: ReturnType<typeof sql>,
-): Promise<number> {
-  const { rows } = await sql<{ n: number }>`
-    select count(*)::integer as n from ${sql.table(table)} where org_id = ${orgId} and ${condition}`.execute(
-    db,
-  );
-  return rows[0]!.n;
 }
 
 const conflict = (message: string) => new AdminError(409, 'conflict', message);

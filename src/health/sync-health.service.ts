@@ -1,11 +1,12 @@
 // An organization's sync health: one state an operator or an IT admin can act on, and what it rests
 // on (tokens' last use, counts by operation and outcome, the recent failed requests with hints).
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { DB } from '../db/tables.js';
 import type { Outcome } from '../http/scim-operation.js';
 import { getOrg } from '../orgs/orgs.service.js';
 import { listTokens } from '../orgs/tokens.repository.js';
 import { renderToken } from '../orgs/tokens.service.js';
+import { countPeople } from '../resources/counts.repository.js';
 import { hintFor } from './hints.js';
 import { FAILURES_KEPT, recentCounts, recentFailures } from './sync-activity.repository.js';
 
@@ -185,23 +186,3 @@ function latest(dates: readonly (Date | null | undefined)[]): Date | null {
 }
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
-
-/** The organization's users by state, and its groups. */
-async function countPeople(db: Kysely<DB>, orgId: string) {
-  const { rows } = await sql<{ active: string; inactive: string; deprovisioned: string; groups: string }>`
-    select
-      count(*) filter (where deprovisioned_at is null and active) as active,
-      count(*) filter (where deprovisioned_at is null and not active) as inactive,
-      count(*) filter (where deprovisioned_at is not null) as deprovisioned,
-      (select count(*) from groups where org_id = ${orgId}) as groups
-    from users where org_id = ${orgId}`.execute(db);
-  const row = rows[0]!;
-  return {
-    users: {
-      active: Number(row.active),
-      inactive: Number(row.inactive),
-      deprovisioned: Number(row.deprovisioned),
-    },
-    groups: Number(row.groups),
-  };
-}

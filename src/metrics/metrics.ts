@@ -2,11 +2,11 @@
 // bounded sets only: route templates, methods, status classes, operations, outcomes, failure kinds
 // and webhook endpoint ids. No organization, user or token is ever a label.
 import type { Kysely } from 'kysely';
-import { sql } from 'kysely';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { FairShare } from '../db/fair-share.js';
 import type { DB } from '../db/tables.js';
 import type { Outcome } from '../http/scim-operation.js';
+import { type WebhookBacklog, webhookBacklog } from '../webhooks/webhooks.repository.js';
 
 /** OpenTelemetry's advised boundaries for http.server.request.duration, in seconds. */
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
@@ -110,15 +110,15 @@ export class Metrics {
 /** Each webhook endpoint's backlog and retries, read from the database when scraped. */
 function webhookGauges(db: Kysely<DB>, registers: Registry[]): void {
   // One query a scrape: the first gauge collected reads, the others use what it read.
-  let reading: Promise<WebhookRow[]> = Promise.resolve([]);
-  const gauge = (name: string, help: string, value: (row: WebhookRow) => number, reads = false) =>
+  let reading: Promise<WebhookBacklog[]> = Promise.resolve([]);
+  const gauge = (name: string, help: string, value: (row: WebhookBacklog) => number, reads = false) =>
     new Gauge({
       name,
       help,
       labelNames: ['endpoint'],
       registers,
       async collect() {
-        if (reads) reading = readWebhooks(db).catch(() => []);
+        if (reads) reading = webhookBacklog(db).catch(() => []);
         const rows = await reading;
         this.reset();
         for (const row of rows) this.set({ endpoint: row.id }, value(row));
@@ -138,21 +138,4 @@ function webhookGauges(db: Kysely<DB>, registers: Registry[]): void {
     'Deliveries that failed at least once and are waiting for a retry',
     (r) => Number(r.failing),
   );
-}
-
-interface WebhookRow {
-  id: string;
-  lag: string;
-  pending: string;
-  failing: string;
-}
-
-async function readWebhooks(db: Kysely<DB>): Promise<WebhookRow[]> {
-  const { rows } = await sql<WebhookRow>`
-    select e.id, greatest(f.last_position - e.feed_position, 0) as lag,
-      count(d.position) as pending, count(d.position) filter (where d.attempts > 0) as failing
-    from webhook_endpoints e cross join change_feed f
-    left join webhook_deliveries d on d.endpoint_id = e.id and d.state = 'pending'
-    group by e.id, f.last_position, e.feed_position`.execute(db);
-  return rows;
 }

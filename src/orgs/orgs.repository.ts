@@ -1,4 +1,5 @@
-import type { Kysely, Selectable } from 'kysely';
+// SQL of organizations: rows never leave this module.
+import { type Kysely, type Selectable, sql } from 'kysely';
 import { isUuid } from '../db/ids.js';
 import type { DB, DeprovisioningMode, OrgsTable } from '../db/tables.js';
 
@@ -83,4 +84,9 @@ export async function deleteOrg(db: Kysely<DB>, id: string): Promise<boolean> {
   if (!isUuid(id)) return false;
   const result = await db.deleteFrom('orgs').where('id', '=', id).executeTakeFirst();
   return result.numDeletedRows > 0n;
+}
+
+/** Locks the organization's row until the transaction ends: its changes of one kind take turns. */
+export async function lockOrg(db: Kysely<DB>, id: string): Promise<void> {
+  await sql`select 1 from orgs where id = ${id} for update`.execute(db);
 }

@@ -74,3 +74,23 @@ export async function recountOrg(db: Kysely<DB>, orgId: string): Promise<void> {
     `.execute(trx);
   });
 }
+
+/** The organization's users by state, and its groups. */
+export async function countPeople(db: Kysely<DB>, orgId: string) {
+  const { rows } = await sql<{ active: string; inactive: string; deprovisioned: string; groups: string }>`
+    select
+      count(*) filter (where deprovisioned_at is null and active) as active,
+      count(*) filter (where deprovisioned_at is null and not active) as inactive,
+      count(*) filter (where deprovisioned_at is not null) as deprovisioned,
+      (select count(*) from groups where org_id = ${orgId}) as groups
+    from users where org_id = ${orgId}`.execute(db);
+  const row = rows[0]!;
+  return {
+    users: {
+      active: Number(row.active),
+      inactive: Number(row.inactive),
+      deprovisioned: Number(row.deprovisioned),
+    },
+    groups: Number(row.groups),
+  };
+}

@@ -1,12 +1,12 @@
 // `uniqueness: server` on an organization's own attributes: a value no other resource of the type in
 // the organization holds (deprovisioned users hold none, as they hold no userName). Checked in the
 // write's transaction under a lock on the value, so two writes racing for one value cannot both pass.
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { DB } from '../db/tables.js';
-import { extensionValuesHold } from '../filter/compile.js';
 import { UniquenessError } from '../http/scim-errors.js';
 import { derivedOnce, standardSchemas } from '../schema/registry.js';
 import type { AttributeDef, ResourceTypeDef } from '../schema/types.js';
+import { lockValue, valueHeld } from './custom-uniqueness.repository.js';
 import type { ScimResource } from './validate.js';
 
 interface UniqueAttribute {
@@ -47,28 +47,11 @@ export async function claimUniqueValues(
     if (value === undefined || value === null) continue;
     const held = comparable(attribute, value);
     const key = `${orgId} ${schema.toLowerCase()}:${attribute.name.toLowerCase()} ${JSON.stringify(held)}`;
-    await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(db);
-    // The index of extension values finds the candidates; the comparison decides.
-    const same =
-      typeof held === 'string' && !attribute.caseExact
-        ? sql`lower(r.data -> ${schema} ->> ${attribute.name}) = ${held}`
-        : sql`r.data -> ${schema} -> ${attribute.name} = ${JSON.stringify(value)}::jsonb`;
-    const { rows } = await sql<{ taken: boolean }>`
-      select exists (
-        select 1 from ${sql.table(type.id === 'User' ? 'users' : 'groups')} r
-        where r.org_id = ${orgId} and r.id is distinct from ${self ?? null}::uuid
-          and ${type.id === 'User' ? usersHolding(schema, attribute, value) : sql`true`} and ${same}
-      ) as taken`.execute(db);
-    if (rows[0]!.taken) {
+    await lockValue(db, key);
+    if (await valueHeld(db, orgId, type.id, schema, attribute, value, self)) {
       throw new UniquenessError(
         `Another ${type.name.toLowerCase()} of the organization has this ${schema}:${attribute.name}`,
       );
     }
   }
-}
-
-/** Visible users that may hold the value: the index of extension values finds them. */
-function usersHolding(schema: string, attribute: AttributeDef, value: unknown) {
-  const probe = JSON.stringify({ [schema]: { [attribute.name]: value } });
-  return sql`r.deprovisioned_at is null and ${extensionValuesHold(sql.ref('r.extension_values'), sql`lower(${probe})::jsonb`)}`;
 }

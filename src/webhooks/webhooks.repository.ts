@@ -249,46 +249,53 @@ export async function recordWave(
   taken: readonly Taken[],
   retries: readonly Attempt[],
 ): Promise<boolean> {
-  const steps = [
-    sql`moved as (
+  const takenRows = taken.map(({ change, attempt }) => ({
+    position: change.cursor,
+    change_id: change.id,
+    resource_id: change.resourceId,
+    type: change.type,
+    state: attempt === undefined || attempt.outcome === 'retry' ? 'pending' : attempt.outcome,
+    attempts: attempt ? 1 : 0,
+    retry_in: attempt?.retryInMs ?? 0,
+    status: attempt?.status ?? null,
+    error: attempt?.error ?? null,
+    latency: attempt?.latencyMs ?? null,
+  }));
+  const retriedRows = retries.map((a) => ({
+    position: a.position.toString(),
+    outcome: a.outcome,
+    status: a.status,
+    latency: a.latencyMs,
+    error: a.error,
+    retry_in: a.retryInMs ?? 0,
+  }));
+  // One text for every wave, whatever its size: the rows go as JSON.
+  const { rows } = await sql<{ recorded: boolean }>`
+    with moved as (
       update webhook_endpoints set feed_position = ${move.through.toString()}::bigint
       where id = ${endpointId} and leased_by = ${holder} and feed_position = ${move.from.toString()}::bigint
-      returning id)`,
-  ];
-  if (taken.length > 0) {
-    const values = taken.map(({ change, attempt }) => {
-      const state = attempt === undefined || attempt.outcome === 'retry' ? 'pending' : attempt.outcome;
-      return sql`(${change.cursor}::bigint, ${change.id}::bigint, ${change.resourceId}::uuid, ${change.type}::text,
-        ${state}::text, ${attempt ? 1 : 0}::integer, ${attempt?.retryInMs ?? 0}::bigint, ${attempt?.status ?? null}::integer,
-        ${attempt?.error ?? null}::text, ${attempt?.latencyMs ?? null}::integer)`;
-    });
-    steps.push(sql`taken as (
+      returning id),
+    taken as (
       insert into webhook_deliveries (endpoint_id, position, change_id, resource_id, type, state, attempts,
         next_attempt_at, last_status, last_error, last_latency_ms, delivered_at, created_at)
       select moved.id, v.position, v.change_id, v.resource_id, v.type, v.state, v.attempts,
         now() + v.retry_in * interval '1 millisecond', v.status, v.error, v.latency,
         case when v.state = 'delivered' then now() end, now()
-      from moved cross join (values ${sql.join(values)})
-        as v(position, change_id, resource_id, type, state, attempts, retry_in, status, error, latency)
-      on conflict (endpoint_id, position) do nothing)`);
-  }
-  if (retries.length > 0) {
-    const values = retries.map(
-      (a) =>
-        sql`(${a.position.toString()}::bigint, ${a.outcome}::text, ${a.status}::integer, ${a.latencyMs}::integer, ${a.error}::text, ${a.retryInMs ?? 0}::bigint)`,
-    );
-    steps.push(sql`retried as (
+      from moved cross join jsonb_to_recordset(${JSON.stringify(takenRows)}::jsonb)
+        as v(position bigint, change_id bigint, resource_id uuid, type text, state text, attempts integer,
+          retry_in bigint, status integer, error text, latency integer)
+      on conflict (endpoint_id, position) do nothing),
+    retried as (
       update webhook_deliveries d set
         attempts = d.attempts + 1,
         state = case when v.outcome = 'retry' then 'pending' else v.outcome end,
         last_status = v.status, last_latency_ms = v.latency, last_error = v.error,
         delivered_at = case when v.outcome = 'delivered' then now() else d.delivered_at end,
         next_attempt_at = case when v.outcome = 'retry' then now() + v.retry_in * interval '1 millisecond' else d.next_attempt_at end
-      from moved, (values ${sql.join(values)}) as v(position, outcome, status, latency, error, retry_in)
-      where d.endpoint_id = moved.id and d.position = v.position)`);
-  }
-  const { rows } = await sql<{ recorded: boolean }>`
-    with ${sql.join(steps)} select exists (select 1 from moved) as recorded`.execute(db);
+      from moved, jsonb_to_recordset(${JSON.stringify(retriedRows)}::jsonb)
+        as v(position bigint, outcome text, status integer, latency integer, error text, retry_in bigint)
+      where d.endpoint_id = moved.id and d.position = v.position)
+    select exists (select 1 from moved) as recorded`.execute(db);
   return rows[0]!.recorded;
 }
 
@@ -420,4 +427,23 @@ export async function pendingOf(
     .where('state', '=', 'pending')
     .executeTakeFirstOrThrow();
   return { pending: Number(row.pending), oldest: (row.oldest as Date | null) ?? null };
+}
+
+/** An endpoint's backlog, as metrics show it. */
+export interface WebhookBacklog {
+  id: string;
+  lag: string;
+  pending: string;
+  failing: string;
+}
+
+/** Each endpoint's lag behind the feed, and its pending and failing deliveries. */
+export async function webhookBacklog(db: Kysely<DB>): Promise<WebhookBacklog[]> {
+  const { rows } = await sql<WebhookBacklog>`
+    select e.id, greatest(f.last_position - e.feed_position, 0) as lag,
+      count(d.position) as pending, count(d.position) filter (where d.attempts > 0) as failing
+    from webhook_endpoints e cross join change_feed f
+    left join webhook_deliveries d on d.endpoint_id = e.id and d.state = 'pending'
+    group by e.id, f.last_position, e.feed_position`.execute(db);
+  return rows;
 }
