@@ -6,7 +6,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import type { FairShare } from '../db/fair-share.js';
 import type { DB } from '../db/tables.js';
 import type { Outcome } from '../http/scim-operation.js';
-import { type WebhookBacklog, webhookBacklog } from '../webhooks/webhooks.repository.js';
+import { type WebhookBacklog, webhookBacklog } from '../webhooks/deliveries.repository.js';
 
 /** OpenTelemetry's advised boundaries for http.server.request.duration, in seconds. */
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];

@@ -6,6 +6,7 @@ import { ForbiddenError } from '../http/scim-errors.js';
 import type { ScimState } from '../scim/state.js';
 import type { StoredMember } from './groups.js';
 import * as groups from './groups.service.js';
+import { patchGroup } from './groups-patch.service.js';
 import { type ListParams, listParamsFromQuery, listParamsFromSearchRequest } from './list-params.js';
 import { prefersRepresentation } from './prefer.js';
 import { isReturned, type ProjectionParams, projectAttributes, projectionFromQuery } from './projection.js';
@@ -132,7 +133,7 @@ export function registerGroupRoutes(router: Router<ScimState>): void {
     const { body } = await auditedWrite(
       ctx.state,
       async (db, entryOf) => {
-        const group = await groups.patchGroup(
+        const group = await patchGroup(
           ctx.state.writes,
           db,
           ctx.state.org.id,

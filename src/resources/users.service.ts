@@ -14,8 +14,8 @@ import { parsePatchRequest } from './patch-request.js';
 import type { Searchable } from './search.service.js';
 import { uniqueOn } from './uniqueness.js';
 import { listUsers, userStorage } from './user-pages.repository.js';
+import type { UserWrites } from './user-writes.repository.js';
 import type { StoredUser } from './users.js';
-import type { UserWrites } from './users.repository.js';
 import * as repo from './users.repository.js';
 import { type ScimResource, validateResource } from './validate.js';
 

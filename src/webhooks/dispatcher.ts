@@ -8,16 +8,18 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { ChangeFeed } from '../changes/change-feed.js';
-import { type ChangeType, changeJson, type StoredChange } from '../changes/changes.js';
+import type { ChangeType, StoredChange } from '../changes/changes.js';
 import { numberChanges, readChanges } from '../changes/changes.repository.js';
 import type { Listening } from '../db/database.js';
 import { notifyChannel } from '../db/notify.js';
 import type { DB } from '../db/tables.js';
 import type { Logger } from '../log.js';
+import * as deliveriesRepo from './deliveries.repository.js';
+import { attemptOf, deliveryBody, deliveryId, inTurns } from './delivery.js';
+import * as endpointsRepo from './endpoints.repository.js';
 import type { SecretBox } from './secret-box.js';
 import { Sender, type Sent } from './sender.js';
 import { deliveryHeaders } from './signing.js';
-import * as repo from './webhooks.repository.js';
 
 export interface DispatcherOptions {
   /** Each request's time limit. */
@@ -59,20 +61,6 @@ interface Serving {
 const IDLE_MS = 500;
 /** A wave's size, in multiples of the requests one endpoint may have in flight. */
 const WAVE_PER_REQUEST_SLOT = 8;
-
-/** Runs `jobs`, `limit` at a time; their results in order. */
-async function inTurns<T>(jobs: readonly (() => Promise<T>)[], limit: number): Promise<T[]> {
-  const results = new Array<T>(jobs.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < jobs.length) {
-      const n = next++;
-      results[n] = await jobs[n]!();
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, jobs.length) }, worker));
-  return results;
-}
 
 export class WebhookDispatcher {
   /** This process, as the endpoints' leases and its announcements name it. */
@@ -158,7 +146,7 @@ export class WebhookDispatcher {
     await this.listening?.stop();
     this.wake?.();
     await this.running;
-    await repo.releaseEndpoints(this.db, this.holder).catch(() => {});
+    await endpointsRepo.releaseEndpoints(this.db, this.holder).catch(() => {});
     await this.sender.close();
   }
 
@@ -188,14 +176,14 @@ export class WebhookDispatcher {
   private async turn(): Promise<boolean> {
     // Changes heard of after this count may postdate what is read next.
     const readAt = this.heard;
-    let endpoints = await repo.endpointsToServe(this.db, this.holder);
+    let endpoints = await endpointsRepo.endpointsToServe(this.db, this.holder);
     this.noEndpoints = endpoints.length === 0;
     if (this.noEndpoints) {
       this.served = this.newest; // nothing to serve it to
       return false;
     }
     if (Date.now() >= this.renewAt || endpoints.some((e) => !e.held)) {
-      endpoints = await repo.leaseEndpoints(this.db, this.holder, this.leaseMs);
+      endpoints = await endpointsRepo.leaseEndpoints(this.db, this.holder, this.leaseMs);
       this.renewAt = Date.now() + this.leaseMs / 3;
     }
     const last = await this.lastPosition();
@@ -207,7 +195,7 @@ export class WebhookDispatcher {
 
   /** Serves an endpoint as read, until it changes: then its wave is dropped, and the next turn reads it anew. */
   private async serveUntilChanged(
-    endpoint: repo.ServedEndpoint,
+    endpoint: endpointsRepo.ServedEndpoint,
     last: bigint,
     readAt: number,
   ): Promise<boolean> {
@@ -235,10 +223,14 @@ export class WebhookDispatcher {
     return this.newest;
   }
 
-  private async serve(endpoint: repo.ServedEndpoint, last: bigint, serving: Serving): Promise<boolean> {
+  private async serve(
+    endpoint: endpointsRepo.ServedEndpoint,
+    last: bigint,
+    serving: Serving,
+  ): Promise<boolean> {
     const secret = this.box.open(endpoint.secretBox);
     if (secret === undefined) {
-      await repo.disableEndpoint(
+      await endpointsRepo.disableEndpoint(
         this.db,
         endpoint.id,
         'its signing secret cannot be opened with this key (SCIMD_SECRET_KEY or the admin token changed): rotate the secret',
@@ -253,7 +245,7 @@ export class WebhookDispatcher {
     const wave = this.options.concurrency * WAVE_PER_REQUEST_SLOT;
     while (!this.stopped && Date.now() - started < this.leaseMs / 3) {
       // Retries, and changes queued behind a failed one of their resource, come first.
-      const due = hasPending ? await repo.dueDeliveries(this.db, endpoint.id, wave) : [];
+      const due = hasPending ? await deliveriesRepo.dueDeliveries(this.db, endpoint.id, wave) : [];
       // Then the feed after the endpoint's position: sent at once unless their resource has a
       // delivery pending, or comes twice in the wave; those are queued as rows, to go after it.
       const fresh =
@@ -272,7 +264,7 @@ export class WebhookDispatcher {
         return false;
       }
       const blocked = hasPending
-        ? await repo.resourcesPending(
+        ? await deliveriesRepo.resourcesPending(
             this.db,
             endpoint.id,
             fresh.map((c) => c.resourceId),
@@ -302,12 +294,12 @@ export class WebhookDispatcher {
         : fresh.length === wave - due.length
           ? BigInt(fresh.at(-1)!.cursor)
           : last;
-      const taken: repo.Taken[] = [
+      const taken: deliveriesRepo.Taken[] = [
         ...sending.map((change, n) => ({ change, attempt: sent[n] })),
         ...queued.map((change) => ({ change, attempt: undefined })),
       ];
       if (
-        !(await repo.recordWave(
+        !(await deliveriesRepo.recordWave(
           this.db,
           endpoint.id,
           this.holder,
@@ -322,7 +314,7 @@ export class WebhookDispatcher {
       if (queued.length > 0 || results.some((a) => a.outcome === 'retry')) hasPending = true;
       const disable = results.find((a) => a.disableBecause)?.disableBecause;
       if (disable) {
-        await repo.disableEndpoint(this.db, endpoint.id, disable);
+        await endpointsRepo.disableEndpoint(this.db, endpoint.id, disable);
         this.options.logger?.warn({ webhookId: endpoint.id, reason: disable }, 'webhook endpoint disabled');
         return false;
       }
@@ -331,18 +323,18 @@ export class WebhookDispatcher {
   }
 
   /** Moves the endpoint past changes it does not subscribe to. */
-  private moveTo(endpoint: repo.ServedEndpoint, from: bigint, through: bigint): Promise<boolean> {
-    return repo.recordWave(this.db, endpoint.id, this.holder, { from, through }, [], []);
+  private moveTo(endpoint: endpointsRepo.ServedEndpoint, from: bigint, through: bigint): Promise<boolean> {
+    return deliveriesRepo.recordWave(this.db, endpoint.id, this.holder, { from, through }, [], []);
   }
 
   private async attempt(
-    endpoint: repo.StoredEndpoint,
+    endpoint: endpointsRepo.StoredEndpoint,
     secret: string,
     position: bigint,
     attempts: number,
     change: StoredChange | undefined,
     serving: Serving,
-  ): Promise<repo.Attempt & { disableBecause?: string }> {
+  ): Promise<deliveriesRepo.Attempt & { disableBecause?: string }> {
     if (serving.stop.signal.aborted)
       return { position, outcome: 'retry', status: null, latencyMs: 0, error: null, retryInMs: 0 };
     if (!change) {
@@ -365,41 +357,11 @@ export class WebhookDispatcher {
     serving.inFlight.add(sending);
     const sent = await sending;
     serving.inFlight.delete(sending);
-    const base = { position, status: sent.status ?? null, latencyMs: sent.latencyMs };
-    if (sent.status !== undefined && sent.status >= 200 && sent.status < 300) {
-      return { ...base, outcome: 'delivered', error: null };
-    }
-    const error = sent.error ?? `the receiver answered ${sent.status}`;
-    if (sent.status === 410) {
-      return {
-        ...base,
-        outcome: 'retry',
-        error,
-        retryInMs: 0,
-        disableBecause: 'the receiver answered 410 Gone',
-      };
-    }
-    const failures = attempts + 1;
-    const delays = this.options.retryDelaysMs;
-    if (failures > delays.length) {
-      return {
-        ...base,
-        outcome: 'retry',
-        error,
-        retryInMs: 0,
-        disableBecause: `a delivery failed ${failures} times (last: ${error})`,
-      };
-    }
-    return {
-      ...base,
-      outcome: 'retry',
-      error,
-      retryInMs: retryDelay(delays[failures - 1]!, sent),
-    };
+    return attemptOf(position, attempts, sent, this.options.retryDelaysMs);
   }
 
   /** Sends a `webhook.ping` to the endpoint now, outside the feed; what the receiver answered. */
-  async ping(endpoint: repo.StoredEndpoint): Promise<Sent> {
+  async ping(endpoint: endpointsRepo.StoredEndpoint): Promise<Sent> {
     const secret = this.box.open(endpoint.secretBox);
     if (secret === undefined)
       return { latencyMs: 0, error: 'the signing secret cannot be opened: rotate it' };
@@ -412,25 +374,4 @@ export class WebhookDispatcher {
     });
     return this.sender.send(endpoint.url, body, deliveryHeaders(secret, { id, type: 'webhook.ping' }, body));
   }
-}
-
-/** The same for every attempt of one change to one endpoint: receivers dedupe by it. */
-function deliveryId(endpointId: string, changeId: string): string {
-  return `whd_${changeId}_${endpointId.replaceAll('-', '')}`;
-}
-
-/** `{id, type, timestamp, data}`, with the change as the feed shows it for data. */
-function deliveryBody(id: string, change: StoredChange): string {
-  return `{"id":${JSON.stringify(id)},"type":${JSON.stringify(change.type)},"timestamp":${JSON.stringify(change.occurredAt)},"data":${changeJson(change)}}`;
-}
-
-/** The longest Retry-After honoured. */
-const MAX_RETRY_AFTER_MS = 24 * 60 * 60 * 1000;
-
-/** The scheduled delay with ±20% jitter, or the receiver's Retry-After (a day at most). */
-function retryDelay(scheduled: number, sent: Sent): number {
-  if (sent.retryAfterMs !== undefined && (sent.status === 429 || sent.status === 503)) {
-    return Math.min(sent.retryAfterMs, MAX_RETRY_AFTER_MS);
-  }
-  return Math.round(scheduled * (0.8 + Math.random() * 0.4));
 }

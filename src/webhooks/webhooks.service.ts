@@ -12,10 +12,11 @@ import { invalidRequest, notFound } from '../http/admin-errors.js';
 import { parseBody } from '../http/parse-body.js';
 import { getOrg } from '../orgs/orgs.service.js';
 import { refusedUrl } from './address.js';
+import * as deliveriesRepo from './deliveries.repository.js';
 import { announceEndpointChange, type WebhookDispatcher } from './dispatcher.js';
+import * as endpointsRepo from './endpoints.repository.js';
 import type { SecretBox } from './secret-box.js';
 import { generateWebhookSecret } from './signing.js';
-import * as repo from './webhooks.repository.js';
 
 export interface WebhookDeps {
   readonly db: Kysely<DB>;
@@ -60,7 +61,7 @@ function checkUrl(value: string, allowPrivate: boolean): void {
   if (refused) throw invalidRequest(`url: ${refused}`);
 }
 
-function renderEndpoint(endpoint: repo.StoredEndpoint) {
+function renderEndpoint(endpoint: endpointsRepo.StoredEndpoint) {
   return {
     id: endpoint.id,
     orgId: endpoint.orgId,
@@ -84,7 +85,7 @@ export async function createEndpoint(deps: WebhookDeps, body: unknown) {
   if (input.orgId) await getOrg(deps.db, input.orgId.toLowerCase());
   const secret = generateWebhookSecret();
   const { last } = await numberChanges(deps.db);
-  const endpoint = await repo.insertEndpoint(
+  const endpoint = await endpointsRepo.insertEndpoint(
     deps.db,
     {
       id: randomUUID(),
@@ -102,18 +103,18 @@ export async function createEndpoint(deps: WebhookDeps, body: unknown) {
 }
 
 export async function listEndpoints(deps: WebhookDeps) {
-  return { webhooks: (await repo.listEndpoints(deps.db)).map(renderEndpoint) };
+  return { webhooks: (await endpointsRepo.listEndpoints(deps.db)).map(renderEndpoint) };
 }
 
-async function getEndpoint(deps: WebhookDeps, id: string): Promise<repo.StoredEndpoint> {
-  const endpoint = await repo.findEndpoint(deps.db, id);
+async function getEndpoint(deps: WebhookDeps, id: string): Promise<endpointsRepo.StoredEndpoint> {
+  const endpoint = await endpointsRepo.findEndpoint(deps.db, id);
   if (!endpoint) throw notFound(`Webhook ${id} not found`);
   return endpoint;
 }
 
 export async function showEndpoint(deps: WebhookDeps, id: string) {
   const endpoint = await getEndpoint(deps, id);
-  return { ...renderEndpoint(endpoint), ...(await repo.pendingOf(deps.db, id)) };
+  return { ...renderEndpoint(endpoint), ...(await deliveriesRepo.pendingOf(deps.db, id)) };
 }
 
 /**
@@ -123,11 +124,11 @@ export async function showEndpoint(deps: WebhookDeps, id: string) {
 async function changeEndpoint(
   deps: WebhookDeps,
   id: string,
-  change: Parameters<typeof repo.updateEndpoint>[2],
-): Promise<repo.StoredEndpoint> {
-  const announced = repo.changesSending(change);
+  change: Parameters<typeof endpointsRepo.updateEndpoint>[2],
+): Promise<endpointsRepo.StoredEndpoint> {
+  const announced = endpointsRepo.changesSending(change);
   const endpoint = await deps.db.transaction().execute(async (trx) => {
-    const updated = await repo.updateEndpoint(trx, id, change, new Date());
+    const updated = await endpointsRepo.updateEndpoint(trx, id, change, new Date());
     if (updated && announced) await announceEndpointChange(trx, id, deps.dispatcher);
     return updated;
   });
@@ -155,7 +156,7 @@ export async function updateEndpoint(deps: WebhookDeps, id: string, body: unknow
 
 export async function deleteEndpoint(deps: WebhookDeps, id: string): Promise<void> {
   const deleted = await deps.db.transaction().execute(async (trx) => {
-    const found = await repo.deleteEndpoint(trx, id);
+    const found = await endpointsRepo.deleteEndpoint(trx, id);
     if (found) await announceEndpointChange(trx, id, deps.dispatcher);
     return found;
   });
@@ -187,7 +188,7 @@ export async function listDeliveries(deps: WebhookDeps, id: string, query: Recor
   const input = parseBody(deliveriesQuery, query);
   await getEndpoint(deps, id);
   const limit = input.limit ?? 50;
-  const deliveries = await repo.listDeliveries(deps.db, id, {
+  const deliveries = await deliveriesRepo.listDeliveries(deps.db, id, {
     limit,
     ...(input.before ? { before: BigInt(input.before) } : {}),
     ...(input.state ? { state: input.state } : {}),
@@ -198,7 +199,9 @@ export async function listDeliveries(deps: WebhookDeps, id: string, query: Recor
 /** Sends one delivery again, now (it may then arrive after newer changes of its resource). */
 export async function redeliver(deps: WebhookDeps, id: string, position: string) {
   await getEndpoint(deps, id);
-  const found = /^\d{1,18}$/.test(position) ? await repo.redeliver(deps.db, id, BigInt(position)) : undefined;
+  const found = /^\d{1,18}$/.test(position)
+    ? await deliveriesRepo.redeliver(deps.db, id, BigInt(position))
+    : undefined;
   if (!found) throw notFound(`Delivery ${position} of webhook ${id} not found`);
   return found;
 }

@@ -7,7 +7,7 @@ import type { OrgHealth as Health } from '../../health/sync-health.service.js';
 import type { OrgView } from '../../orgs/orgs.service.js';
 import type { SetupLinkView } from '../../orgs/setup-links.service.js';
 import type { renderToken } from '../../orgs/tokens.service.js';
-import type { DeliveryView } from '../../webhooks/webhooks.repository.js';
+import type { DeliveryView } from '../../webhooks/deliveries.repository.js';
 import { type Html, html } from '../html.js';
 import { badge, copyable, csrfField, notice, page, revealed, when } from './layout.js';
 
