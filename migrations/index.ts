@@ -16,6 +16,7 @@ import * as syncActivity from './2026-12-01T00-00_sync-activity.js';
 import * as console from './2026-12-02T00-00_console.js';
 import * as usersHotUpdates from './2026-12-03T00-00_users-hot-updates.js';
 import * as deprovisionedUsersLeaveGroups from './2026-12-04T00-00_deprovisioned-users-leave-groups.js';
+import * as failureReasons from './2026-12-05T00-00_failure-reasons.js';
 
 // Every migration, by name; Kysely runs them in name order. Add new files here.
 export const migrations: Record<string, Migration> = {
@@ -36,4 +37,5 @@ export const migrations: Record<string, Migration> = {
   '2026-12-02T00-00_console': console,
   '2026-12-03T00-00_users-hot-updates': usersHotUpdates,
   '2026-12-04T00-00_deprovisioned-users-leave-groups': deprovisionedUsersLeaveGroups,
+  '2026-12-05T00-00_failure-reasons': failureReasons,
 };

@@ -211,6 +211,7 @@ interface SyncFailuresTable {
   status: number;
   scim_type: string | null;
   detail: string;
+  reason: string | null;
   request_id: string;
 }
 

@@ -145,7 +145,8 @@ export function attributeScalar(storage: StorageMapping, target: AttributeTarget
       caseExact: def.caseExact,
     };
   if (spec) return fromSpec(spec, def, (c) => `${storage.table}.${c}`);
-  if (target.schema === undefined) throw new InvalidFilterError(`${path} cannot be used in a filter or sort`);
+  if (target.schema === undefined)
+    throw new InvalidFilterError(`${path} cannot be used in a filter or sort`, 'unknown_attribute');
   return {
     kind: 'operand',
     operand: {
@@ -209,7 +210,8 @@ class Planner {
       };
     }
     const spec = source.subs[sub.name];
-    if (!spec) throw new InvalidFilterError(`${owner}.${sub.name} cannot be used in a filter`);
+    if (!spec)
+      throw new InvalidFilterError(`${owner}.${sub.name} cannot be used in a filter`, 'unknown_attribute');
     return fromSpec(spec, sub, (c) => c);
   }
 

@@ -4,7 +4,7 @@
 // value path is looking at. A comparison on a multi-valued attribute (`emails.value co "x"`,
 // `emails co "x"`) becomes a value path (`emails[value co "x"]`): it matches when any element does.
 import { isStorableText } from '../db/text.js';
-import { InvalidFilterError } from '../http/scim-errors.js';
+import { type FailureReason, InvalidFilterError } from '../http/scim-errors.js';
 import { findAttribute, resolveAttributePath, unresolvedMessage } from '../schema/registry.js';
 import type { AttributeDef, AttributeType, ResourceTypeDef } from '../schema/types.js';
 import type { CompareOp, Filter, FilterValue, PathText } from './ast.js';
@@ -77,8 +77,8 @@ const EQUALITY_TYPES: ReadonlySet<AttributeType> = new Set([
   'binary',
 ]);
 
-function invalid(message: string): never {
-  throw new InvalidFilterError(message);
+function invalid(message: string, reason?: FailureReason): never {
+  throw new InvalidFilterError(message, reason);
 }
 
 /** RFC 7643 §2.3.5: xsd:dateTime; offsets and any number of fraction digits are accepted. */
@@ -175,9 +175,12 @@ class Resolver {
 
   private lookup(path: PathText) {
     const resolved = resolveAttributePath(this.type, path.text);
-    if (resolved?.kind !== 'attribute') return invalid(unresolvedMessage(resolved, path.text, this.type));
+    if (resolved?.kind !== 'attribute') {
+      const why = resolved?.kind === 'ambiguous' ? 'ambiguous_attribute' : 'unknown_attribute';
+      return invalid(unresolvedMessage(resolved, path.text, this.type), why);
+    }
     if (resolved.attribute.returned === 'never' || resolved.subAttribute?.returned === 'never') {
-      return invalid(`${path.text} cannot be used in a filter`);
+      return invalid(`${path.text} cannot be used in a filter`, 'unknown_attribute');
     }
     const schema = resolved.schema?.id;
     return {

@@ -47,7 +47,8 @@ export function resolveSort(type: ResourceTypeDef, sortBy?: string, sortOrder?: 
   const resolved = resolveAttributePath(type, sortBy);
   if (resolved?.kind !== 'attribute' || resolved.attribute.returned === 'never') {
     const never = resolved?.kind === 'attribute' ? undefined : resolved;
-    throw new InvalidValueError(`sortBy: ${unresolvedMessage(never, sortBy, type)}`);
+    const why = never?.kind === 'ambiguous' ? 'ambiguous_attribute' : 'unknown_attribute';
+    throw new InvalidValueError(`sortBy: ${unresolvedMessage(never, sortBy, type)}`, why);
   }
   const schema = resolved.schema?.id;
   const base = {

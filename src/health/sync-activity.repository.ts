@@ -23,6 +23,7 @@ export interface FailureRow {
   status: number;
   scimType: string | null;
   detail: string;
+  reason: string | null;
   requestId: string;
 }
 
@@ -53,11 +54,11 @@ export async function insertActivity(
       set requests = sync_counts.requests + excluded.requests,
         last_at = greatest(sync_counts.last_at, excluded.last_at)
     )
-    insert into sync_failures (org_id, token_id, at, method, path, status, scim_type, detail, request_id)
-    select f.org_id, f.token_id, f.at, f.method, f.path, f.status, f.scim_type, f.detail, f.request_id
+    insert into sync_failures (org_id, token_id, at, method, path, status, scim_type, detail, reason, request_id)
+    select f.org_id, f.token_id, f.at, f.method, f.path, f.status, f.scim_type, f.detail, f.reason, f.request_id
     from jsonb_to_recordset(${JSON.stringify(failures.map(failureJson))}::jsonb) as f(
       org_id uuid, token_id uuid, at timestamptz, method text, path text, status integer, scim_type text,
-      detail text, request_id text)
+      detail text, reason text, request_id text)
     where exists (select 1 from orgs o where o.id = f.org_id)
     order by f.at`.execute(db);
   const failedOrgs = [...new Set(failures.map((f) => f.orgId))];
@@ -93,6 +94,7 @@ const failureJson = (f: FailureRow) => ({
   status: f.status,
   scim_type: f.scimType,
   detail: f.detail,
+  reason: f.reason,
   request_id: f.requestId,
 });
 
@@ -120,7 +122,7 @@ export async function recentCounts(db: Kysely<DB>, orgId: string, now: Date) {
 export async function recentFailures(db: Kysely<DB>, orgId: string, limit: number) {
   return db
     .selectFrom('sync_failures')
-    .select(['token_id', 'at', 'method', 'path', 'status', 'scim_type', 'detail', 'request_id'])
+    .select(['token_id', 'at', 'method', 'path', 'status', 'scim_type', 'detail', 'reason', 'request_id'])
     .where('org_id', '=', orgId)
     .orderBy('id', 'desc')
     .limit(limit)

@@ -30,6 +30,8 @@ export interface AnsweredRequest {
   readonly path: string;
   readonly status: number;
   readonly scimType?: string | undefined;
+  /** Why it failed, as the error says (http/scim-errors.ts FailureReason). */
+  readonly reason?: string | undefined;
   /** What scimd answered, without the client's values (scim-operation.ts redactedDetail). */
   readonly detail?: string | undefined;
   readonly requestId: string;
@@ -82,6 +84,7 @@ export class SyncActivity {
       path: loggedPath(request.path),
       status: request.status,
       scimType: request.scimType ?? null,
+      reason: request.reason ?? null,
       detail: request.detail ?? '',
       requestId: request.requestId,
     });

@@ -140,7 +140,7 @@ export async function orgHealth(db: Kysely<DB>, orgId: string, now: Date, option
     users: people?.users ?? null,
     groups: people?.groups ?? null,
     recentFailures: failures.slice(0, options.failures ?? 20).map((f) => {
-      const failure = { status: f.status, scimType: f.scim_type, detail: f.detail };
+      const failure = { status: f.status, scimType: f.scim_type, reason: f.reason };
       return {
         at: f.at.toISOString(),
         method: f.method,
@@ -148,6 +148,7 @@ export async function orgHealth(db: Kysely<DB>, orgId: string, now: Date, option
         status: f.status,
         scimType: f.scim_type,
         detail: f.detail,
+        reason: f.reason,
         tokenId: f.token_id,
         requestId: f.request_id,
         hint: hintFor(failure) ?? null,

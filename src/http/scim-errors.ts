@@ -18,12 +18,29 @@ export type ScimType =
   | 'expiredCursor'
   | 'invalidCount';
 
+/**
+ * Why a request failed, as sync health tells an IT admin what to do about it (health/hints.ts): a code
+ * the error carries, not its wording.
+ */
+export type FailureReason =
+  | 'token_missing'
+  | 'token_unknown'
+  | 'token_expired'
+  | 'token_revoked'
+  | 'group_sync_disabled'
+  | 'scope_missing'
+  | 'unknown_attribute'
+  | 'ambiguous_attribute'
+  | 'attribute_value'
+  | 'members_not_users';
+
 export class ScimError extends Error {
   readonly headers: Record<string, string> = {};
   constructor(
     readonly status: number,
     detail: string,
     readonly scimType?: ScimType,
+    readonly reason?: FailureReason,
   ) {
     super(detail);
   }
@@ -49,18 +66,18 @@ export class InvalidSyntaxError extends ScimError {
   }
 }
 export class InvalidValueError extends ScimError {
-  constructor(detail: string) {
-    super(400, detail, 'invalidValue');
+  constructor(detail: string, reason?: FailureReason) {
+    super(400, detail, 'invalidValue', reason);
   }
 }
 export class InvalidFilterError extends ScimError {
-  constructor(detail: string) {
-    super(400, detail, 'invalidFilter');
+  constructor(detail: string, reason?: FailureReason) {
+    super(400, detail, 'invalidFilter', reason);
   }
 }
 export class InvalidPathError extends ScimError {
-  constructor(detail: string) {
-    super(400, detail, 'invalidPath');
+  constructor(detail: string, reason?: FailureReason) {
+    super(400, detail, 'invalidPath', reason);
   }
 }
 export class NoTargetError extends ScimError {
@@ -88,15 +105,16 @@ export class UnauthorizedError extends ScimError {
   /** `tokenId`: the organization's token that was presented, when it is expired or revoked (sync health). */
   constructor(
     detail: string,
+    reason: FailureReason,
     readonly tokenId?: string,
   ) {
-    super(401, detail);
+    super(401, detail, undefined, reason);
     this.headers['WWW-Authenticate'] = 'Bearer realm="scimd"';
   }
 }
 export class ForbiddenError extends ScimError {
-  constructor(detail: string) {
-    super(403, detail);
+  constructor(detail: string, reason?: FailureReason) {
+    super(403, detail, undefined, reason);
   }
 }
 export class NotFoundError extends ScimError {

@@ -43,7 +43,11 @@ export async function authenticateScimRequest(
   checks?: TokenChecks,
 ): Promise<AuthenticatedToken> {
   const secret = bearerToken(authorization);
-  if (!secret) throw new UnauthorizedError('A bearer token is required: Authorization: Bearer <SCIM token>');
+  if (!secret)
+    throw new UnauthorizedError(
+      'A bearer token is required: Authorization: Bearer <SCIM token>',
+      'token_missing',
+    );
   if (!looksLikeSecret(secret) || !isUuid(orgId)) throw invalidToken();
   const key = secretDigest(secret);
   const remembered = checks?.get(orgId, key);
@@ -53,7 +57,7 @@ export async function authenticateScimRequest(
   const candidates = await findTokensByPrefix(db, orgId, secretPrefix(secret));
   const token = candidates.find((c) => hashMatches(hash, c.secret_hash));
   if (!token) throw invalidToken();
-  if (token.revoked_at) throw new UnauthorizedError('This token has been revoked', token.id);
+  if (token.revoked_at) throw new UnauthorizedError('This token has been revoked', 'token_revoked', token.id);
   const checked: AuthenticatedToken = {
     org: {
       id: orgId,
@@ -74,12 +78,15 @@ export async function authenticateScimRequest(
 
 function unexpired(token: AuthenticatedToken, now: Date): AuthenticatedToken {
   if (token.expiresAt && token.expiresAt <= now)
-    throw new UnauthorizedError('This token has expired', token.tokenId);
+    throw new UnauthorizedError('This token has expired', 'token_expired', token.tokenId);
   return token;
 }
 
 function invalidToken(): UnauthorizedError {
-  return new UnauthorizedError('The bearer token is not a valid SCIM token for this organization');
+  return new UnauthorizedError(
+    'The bearer token is not a valid SCIM token for this organization',
+    'token_unknown',
+  );
 }
 
 function stale(at: Date | null, now: Date): boolean {

@@ -17,7 +17,7 @@ export const GROUP_SYNC_DISABLED = 'Group synchronization is disabled for this o
 
 /** Groups are opt-in per organization: while its groupSync is off, every group operation is 403. */
 const requireGroupSync: RouterMiddleware<ScimState> = async (ctx, next) => {
-  if (!ctx.state.org.groupSync) throw new ForbiddenError(GROUP_SYNC_DISABLED);
+  if (!ctx.state.org.groupSync) throw new ForbiddenError(GROUP_SYNC_DISABLED, 'group_sync_disabled');
   await next();
 };
 

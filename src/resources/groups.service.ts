@@ -88,7 +88,7 @@ export function memberRows(entries: unknown): NewMember[] {
   const groupsAsMembers: string[] = [];
   for (const [i, entry] of list.entries()) {
     if (!isObject(entry) || typeof entry.value !== 'string' || entry.value === '') {
-      throw new InvalidValueError(`members[${i}] needs the id of a user as its value`);
+      throw new InvalidValueError(`members[${i}] needs the id of a user as its value`, 'members_not_users');
     }
     if (typeof entry.display === 'string' && entry.display.length > MEMBER_DISPLAY_MAX_LENGTH) {
       throw new InvalidValueError(
@@ -107,7 +107,10 @@ export function memberRows(entries: unknown): NewMember[] {
     });
   }
   if (groupsAsMembers.length > 0) {
-    throw new InvalidValueError(`Groups hold users only; not a user: ${groupsAsMembers.join(', ')}`);
+    throw new InvalidValueError(
+      `Groups hold users only; not a user: ${groupsAsMembers.join(', ')}`,
+      'members_not_users',
+    );
   }
   return [...new Map(members.map((m) => [m.userId, m])).values()];
 }
@@ -126,6 +129,7 @@ async function checkCandidates(db: Kysely<DB>, orgId: string, members: readonly 
       (offending.length > 20 ? `, and ${offending.length - 20} more` : '');
     throw new InvalidValueError(
       `Members must be users of this organization that are not deprovisioned; not such users: ${shown}`,
+      'members_not_users',
     );
   }
 }

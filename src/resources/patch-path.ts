@@ -32,9 +32,10 @@ export function resolvePath(type: ResourceTypeDef, text: string): Target {
   const attrText = text.includes('[') ? text.slice(0, text.indexOf('[')) : text;
   // A bare `manager` (Entra's older tutorial) resolves through the registry like any path.
   const resolved = resolveAttributePath(type, attrText);
-  if (resolved?.kind === 'ambiguous') throw new InvalidPathError(unresolvedMessage(resolved, attrText, type));
+  if (resolved?.kind === 'ambiguous')
+    throw new InvalidPathError(unresolvedMessage(resolved, attrText, type), 'ambiguous_attribute');
   if (resolved?.kind !== 'attribute')
-    throw new InvalidPathError(`${text} names no attribute of ${type.name}`);
+    throw new InvalidPathError(`${text} names no attribute of ${type.name}`, 'unknown_attribute');
   const extension = resolved.schema && resolved.schema.id !== type.schema ? resolved.schema.id : undefined;
   if (!parsed.filter) {
     return {

@@ -9,6 +9,7 @@ export function requireScope(scope: TokenScope): RouterMiddleware<ScimState> {
     if (!ctx.state.scopes.includes(scope)) {
       throw new ForbiddenError(
         `This token is not allowed to access ${scope === 'users' ? 'Users' : 'Groups'}`,
+        'scope_missing',
       );
     }
     await next();

@@ -47,6 +47,7 @@ export function registerRootSearch(router: Router<ScimState>): void {
     if (sources.length === 0) {
       throw new ForbiddenError(
         scopes.includes('groups') ? GROUP_SYNC_DISABLED : 'This token cannot read Users or Groups',
+        scopes.includes('groups') ? 'group_sync_disabled' : 'scope_missing',
       );
     }
     respond(ctx, 200, await searchAcross(sources, params));

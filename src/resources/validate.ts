@@ -216,7 +216,7 @@ function buildValidator(type: ResourceTypeDef, context: ValidationContext): Vali
     parse(body: unknown): ScimResource {
       if (!isObject(body)) throw new InvalidSyntaxError('The request body must be a JSON object');
       const result = schema.safeParse(gather(body, type));
-      if (!result.success) throw new InvalidValueError(describeIssues(result.error));
+      if (!result.success) throw new InvalidValueError(describeIssues(result.error), 'attribute_value');
       return prune(result.data) as ScimResource;
     },
   };

@@ -54,6 +54,7 @@ export function recordAfterAnswer({
       path: ctx.path,
       status: ctx.status,
       scimType: failure?.scimType,
+      reason: failure?.reason,
       detail:
         failure &&
         redactedDetail(failure.message, {
