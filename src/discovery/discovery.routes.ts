@@ -2,8 +2,8 @@ import type Router from '@koa/router';
 import type { RouterMiddleware } from '@koa/router';
 import { respond } from '../http/respond.js';
 import { ForbiddenError, NotFoundError } from '../http/scim-errors.js';
+import type { ScimState } from '../resources/scim-state.js';
 import { findResourceType, findSchema } from '../schema/registry.js';
-import type { ScimState } from '../scim/state.js';
 import { renderResourceType, renderSchema, serviceProviderConfig } from './discovery.js';
 import type { DiscoveryDocuments } from './discovery-documents.js';
 

@@ -3,13 +3,13 @@ import type { RouterMiddleware } from '@koa/router';
 import { auditedWrite } from '../audit/audited-write.js';
 import { respond } from '../http/respond.js';
 import { ForbiddenError } from '../http/scim-errors.js';
-import type { ScimState } from '../scim/state.js';
 import type { StoredMember } from './groups.js';
 import * as groups from './groups.service.js';
 import { patchGroup } from './groups-patch.service.js';
 import { type ListParams, listParamsFromQuery, listParamsFromSearchRequest } from './list-params.js';
 import { prefersRepresentation } from './prefer.js';
 import { isReturned, type ProjectionParams, projectAttributes, projectionFromQuery } from './projection.js';
+import type { ScimState } from './scim-state.js';
 import { requireScope } from './scopes.js';
 import { search } from './search.service.js';
 

@@ -41,7 +41,12 @@ function applyOperations(
       patcher.apply(operation);
     } catch (error) {
       if (!(error instanceof ScimError)) throw error;
-      throw new ScimError(error.status, `${label(operation)}: ${error.message}`, error.scimType, error.reason);
+      throw new ScimError(
+        error.status,
+        `${label(operation)}: ${error.message}`,
+        error.scimType,
+        error.reason,
+      );
     }
     if (stopAfter?.(working)) return { working, patcher, stoppedAt: operation };
   }

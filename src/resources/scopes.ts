@@ -1,7 +1,7 @@
 import type { RouterMiddleware } from '@koa/router';
 import type { TokenScope } from '../db/tables.js';
 import { ForbiddenError } from '../http/scim-errors.js';
-import type { ScimState } from '../scim/state.js';
+import type { ScimState } from './scim-state.js';
 
 /** A token limited to Users or Groups is refused elsewhere. */
 export function requireScope(scope: TokenScope): RouterMiddleware<ScimState> {

@@ -1,11 +1,11 @@
 import type Router from '@koa/router';
 import { respond } from '../http/respond.js';
 import { ForbiddenError } from '../http/scim-errors.js';
-import type { ScimState } from '../scim/state.js';
 import { GROUP_SYNC_DISABLED } from './groups.routes.js';
 import * as groups from './groups.service.js';
 import { listParamsFromSearchRequest } from './list-params.js';
 import { isReturned } from './projection.js';
+import type { ScimState } from './scim-state.js';
 import { type Searchable, searchAcross } from './search.service.js';
 import * as users from './users.service.js';
 

@@ -1,10 +1,10 @@
 import type Router from '@koa/router';
 import { auditedWrite } from '../audit/audited-write.js';
 import { respond } from '../http/respond.js';
-import type { ScimState } from '../scim/state.js';
 import { type ListParams, listParamsFromQuery, listParamsFromSearchRequest } from './list-params.js';
 import { prefersMinimal } from './prefer.js';
 import { isReturned, type ProjectionParams, projectAttributes, projectionFromQuery } from './projection.js';
+import type { ScimState } from './scim-state.js';
 import { requireScope } from './scopes.js';
 import { search } from './search.service.js';
 import type { StoredUser } from './users.js';

@@ -14,8 +14,8 @@ import { outcomeOf, redactedDetail, scimOperationOf } from '../http/scim-operati
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { recordTokenUse } from '../orgs/scim-auth.js';
+import type { ScimState } from '../resources/scim-state.js';
 import { namesOf, standardRegistry } from '../schema/registry.js';
-import type { ScimState } from './state.js';
 
 export interface AfterAnswerDeps {
   readonly audit: AuditLog;

@@ -2,7 +2,7 @@
 import type { Middleware } from 'koa';
 import type { OrgRegistries } from '../custom-schemas/org-registries.js';
 import { authenticateScimRequest, type TokenChecks } from '../orgs/scim-auth.js';
-import type { ScimState } from './state.js';
+import type { ScimState } from '../resources/scim-state.js';
 
 /** Then the organization's registry: its own schemas beside the standard ones. */
 export function authenticate(checks: TokenChecks, registries: OrgRegistries): Middleware<ScimState> {

@@ -10,8 +10,8 @@ import {
   UnsupportedEncodingError,
   UnsupportedMediaTypeError,
 } from '../http/scim-errors.js';
+import type { ScimState } from '../resources/scim-state.js';
 import { noRouteError } from './no-route.js';
-import type { ScimState } from './state.js';
 
 const JSON_TYPES = ['application/scim+json', 'application/json'];
 

@@ -4,7 +4,7 @@ import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { checkRoute, type RouteCheck } from '../http/route-check.js';
 import { MethodNotAllowedError, NotFoundError, type ScimError } from '../http/scim-errors.js';
-import type { ScimState } from './state.js';
+import type { ScimState } from '../resources/scim-state.js';
 
 /** `url`: the address asked for, absolute. */
 export function noRouteError(route: RouteCheck, method: string, url: string): ScimError {

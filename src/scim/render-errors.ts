@@ -6,7 +6,7 @@ import { classifyFailure, scimErrorOf } from '../http/failure.js';
 import { SCIM_CONTENT_TYPE } from '../http/respond.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/metrics.js';
-import type { ScimState } from './state.js';
+import type { ScimState } from '../resources/scim-state.js';
 
 /** The error is also kept in the state, for what after-answer.ts records of the request. */
 export function renderScimErrors(

@@ -3,7 +3,7 @@
 import type { Middleware } from 'koa';
 import { isUuid } from '../db/ids.js';
 import { NotFoundError } from '../http/scim-errors.js';
-import type { ScimState } from './state.js';
+import type { ScimState } from '../resources/scim-state.js';
 
 export function requireOrganization(publicUrl: string): Middleware<ScimState> {
   return async (ctx, next) => {

@@ -17,6 +17,7 @@ import type { Metrics } from '../metrics/metrics.js';
 import type { TokenChecks } from '../orgs/scim-auth.js';
 import { registerGroupRoutes } from '../resources/groups.routes.js';
 import type { ResourceWrites } from '../resources/resource-writes.js';
+import type { ScimState } from '../resources/scim-state.js';
 import { registerRootSearch } from '../resources/search.routes.js';
 import { registerUserRoutes } from '../resources/users.routes.js';
 import { recordAfterAnswer } from './after-answer.js';
@@ -26,7 +27,6 @@ import { noRoute } from './no-route.js';
 import { renderScimErrors } from './render-errors.js';
 import { requireOrganization } from './require-organization.js';
 import { scimScope } from './scope.js';
-import type { ScimState } from './state.js';
 
 export interface ScimApiDeps {
   readonly database: Pick<Database, 'forOrg'>;

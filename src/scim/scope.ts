@@ -9,7 +9,7 @@ import type { Database } from '../db/database.js';
 import { isUuid } from '../db/ids.js';
 import { splitScimPath } from '../http/scim-path.js';
 import type { ResourceWrites } from '../resources/resource-writes.js';
-import type { ScimState } from './state.js';
+import type { ScimState } from '../resources/scim-state.js';
 
 export function scimScope(
   database: Pick<Database, 'forOrg'>,

@@ -16,13 +16,13 @@ import type { Logger } from '../../src/log.js';
 import type { TokenChecks } from '../../src/orgs/scim-auth.js';
 import { TokenCache } from '../../src/orgs/token-cache.js';
 import { ResourceWrites } from '../../src/resources/resource-writes.js';
+import type { ScimState } from '../../src/resources/scim-state.js';
 import { recordAfterAnswer } from '../../src/scim/after-answer.js';
 import { authenticate } from '../../src/scim/authenticate.js';
 import { jsonBody } from '../../src/scim/json-body.js';
 import { noRoute } from '../../src/scim/no-route.js';
 import { renderScimErrors } from '../../src/scim/render-errors.js';
 import { scimScope } from '../../src/scim/scope.js';
-import type { ScimState } from '../../src/scim/state.js';
 import { type Harness, PUBLIC_URL, useHarness } from '../helpers/harness.js';
 import { SCIM_ERROR } from '../helpers/scim.js';
 

@@ -1,13 +1,13 @@
-// What the middlewares of a SCIM request establish, in order (scim-api.ts): its scope (scope.ts),
-// then its token (authenticate.ts).
+// What the SCIM surface's middlewares establish for the routes of users, groups and discovery, in order
+// (scim/scim-api.ts): its scope (scim/scope.ts), then its token (scim/authenticate.ts).
 import type { Kysely } from 'kysely';
 import type { ScimWrite } from '../audit/audited-write.js';
 import type { DB, TokenScope } from '../db/tables.js';
 import type { ScimError } from '../http/scim-errors.js';
 import type { OrgContext } from '../orgs/org-context.js';
 import type { AuthenticatedToken } from '../orgs/scim-auth.js';
-import type { ResourceWrites } from '../resources/resource-writes.js';
 import type { Registry } from '../schema/registry.js';
+import type { ResourceWrites } from './resource-writes.js';
 
 export interface ScimState {
   requestId: string;
