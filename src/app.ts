@@ -14,6 +14,7 @@ import { Metrics } from './metrics/metrics.js';
 import { measureRequests, metricsEndpoint } from './metrics/metrics-http.js';
 import type { TokenChecks } from './orgs/scim-auth.js';
 import { TokenCache } from './orgs/token-cache.js';
+import { PagePositions } from './resources/page-positions.js';
 import { ResourceWrites } from './resources/resource-writes.js';
 import { scimApi } from './scim/scim-api.js';
 import { SecretBox } from './webhooks/secret-box.js';
@@ -56,6 +57,7 @@ export function createApp(appDeps: AppDeps): Koa {
     webhooks: appDeps.webhooks ?? { box: new SecretBox(appDeps.adminToken), allowPrivate: false },
     audit: appDeps.audit ?? new AuditLog(database.db, appDeps.logger),
     writes: new ResourceWrites(),
+    pages: new PagePositions(),
     activity: appDeps.activity ?? new SyncActivity(database.db, { logger: appDeps.logger }),
     metrics: appDeps.metrics ?? new Metrics({ db: database.db, share: database.share }),
     idleAfterMs: appDeps.idleAfterMs ?? DEFAULT_IDLE_AFTER_MS,

@@ -14,6 +14,7 @@ import { membersAreUsers, memberValues, sentMembers } from './group-members.repo
 import type { NewMember, StoredGroup } from './groups.js';
 import { groupLastModified, groupStorage } from './groups.storage.js';
 import { collectPage, type ListQuery, type ListResult, listStatement, pageRows } from './list-query.js';
+import type { PagePositions } from './page-positions.js';
 import type { ScimResource } from './validate.js';
 
 const visible = ['id', 'data', 'created_at', 'updated_at'] as const;
@@ -230,6 +231,7 @@ export async function listGroups(
   db: Kysely<DB>,
   orgId: string,
   query: ListQuery,
+  positions?: PagePositions,
 ): Promise<ListResult<StoredGroup>> {
   return collectPage(db, orgId, query, {
     table: 'groups',
@@ -242,5 +244,6 @@ export async function listGroups(
         : COUNT_OF.groups,
     page: (read) => groupPageStatement(read),
     toItem: (row) => rowToGroup(row as Parameters<typeof rowToGroup>[0]),
+    positions,
   });
 }

@@ -35,6 +35,7 @@ export function registerGroupRoutes(router: Router<ScimState>): void {
         state.baseUrl,
         withMembers(state, params.projection),
         state.scopes,
+        state.pages,
       ),
       state.org,
       params,

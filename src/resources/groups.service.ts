@@ -16,6 +16,7 @@ import type { NewMember, StoredGroup, StoredMember } from './groups.js';
 import * as repo from './groups.repository.js';
 import { groupStorage } from './groups.storage.js';
 import { withRelated } from './list-query.js';
+import type { PagePositions } from './page-positions.js';
 import type { ResourceWrites } from './resource-writes.js';
 import type { Searchable } from './search.service.js';
 import { uniqueOn } from './uniqueness.js';
@@ -243,13 +244,14 @@ export const searchableGroups = (
   baseUrl: string,
   withMembers: boolean,
   scopes: readonly TokenScope[],
+  positions: PagePositions,
 ): Searchable<{ item: StoredGroup; related: StoredMember[] | undefined }> => ({
   type,
   storage: groupStorage,
   createdColumn: 'created_at',
   fetch: async (query) =>
     withRelated(
-      await repo.listGroups(db, orgId, query),
+      await repo.listGroups(db, orgId, query, positions),
       withMembers ? (ids) => memberRepo.listMembers(db, orgId, ids) : undefined,
     ),
   render: ({ item, related }) => renderGroup(item, type, baseUrl, related, scopes),

@@ -10,7 +10,7 @@ import { filterValues } from '../filter/compile.js';
 import { conditionKey, type FilterPlan } from '../filter/plan.js';
 import { KEYSET_PARAMETERS, keysetAfter, orderBy, type SortKey } from '../filter/sort.js';
 import type { CursorPosition } from './cursor.js';
-import { PagePositions } from './page-positions.js';
+import type { PagePositions } from './page-positions.js';
 
 type PageRequest =
   | {
@@ -194,9 +194,9 @@ export interface PageSource<R extends PagedRow, T> {
   readonly count: () => Statement<{ total: string | number | bigint; version?: string | number | bigint }>;
   readonly page: (query: ListQuery) => Statement<R>;
   readonly toItem: (row: R) => T;
+  /** Where pages start, remembered by this process (page-positions.ts); without it, each page is read by OFFSET. */
+  readonly positions?: PagePositions | undefined;
 }
-
-const positions = new PagePositions();
 
 /** Runs the count and the page and shapes the result. */
 export async function collectPage<R extends PagedRow, T>(
@@ -210,8 +210,8 @@ export async function collectPage<R extends PagedRow, T>(
   const rows = async () => (await source.page(query).run(db, values)).rows;
   const { page } = query;
   if (page.limit === 0) return { items: [], total: await total(), more: false };
-  if (page.kind === 'offset' && !query.filter && query.sortKey.notNull) {
-    return shape(query, source, await positionedPage(db, orgId, query, page, source));
+  if (page.kind === 'offset' && !query.filter && query.sortKey.notNull && source.positions) {
+    return shape(query, source, await positionedPage(db, orgId, query, page, source, source.positions));
   }
   const fromStart = page.kind === 'offset' ? page.offset === 0 : page.after === undefined;
   let found: R[];
@@ -254,6 +254,7 @@ async function positionedPage<R extends PagedRow, T>(
   query: ListQuery,
   page: Extract<PageRequest, { kind: 'offset' }>,
   source: PageSource<R, T>,
+  positions: PagePositions,
 ): Promise<{ found: R[]; count: number }> {
   const counted = (await source.count().run(db, listValues(orgId, query))).rows[0]!;
   const count = Number(counted.total);

@@ -7,6 +7,7 @@ import type { ScimError } from '../http/scim-errors.js';
 import type { OrgContext } from '../orgs/org-context.js';
 import type { AuthenticatedToken } from '../orgs/scim-auth.js';
 import type { Registry } from '../schema/registry.js';
+import type { PagePositions } from './page-positions.js';
 import type { ResourceWrites } from './resource-writes.js';
 
 export interface ScimState {
@@ -17,8 +18,10 @@ export interface ScimState {
   db: Kysely<DB>;
   /** `{PUBLIC_URL}/scim/v2/{orgId}`: the organization's base URL, absolute. */
   baseUrl: string;
-  /** The process's batched writes of users and groups (resources/resource-writes.ts). */
+  /** The process's batched writes of users and groups (resource-writes.ts). */
   writes: ResourceWrites;
+  /** Where the process remembers index pages to start (page-positions.ts). */
+  pages: PagePositions;
   /** The write to a user or a group this request makes, if it makes one (audited-write.ts). */
   write: ScimWrite | undefined;
   /** Set by authentication. */

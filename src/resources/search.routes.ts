@@ -28,6 +28,7 @@ export function registerRootSearch(router: Router<ScimState>): void {
           baseUrl,
           scopes,
           withGroups,
+          ctx.state.pages,
         ) as Searchable<unknown>,
       );
     }
@@ -41,6 +42,7 @@ export function registerRootSearch(router: Router<ScimState>): void {
           baseUrl,
           withMembers,
           scopes,
+          ctx.state.pages,
         ) as Searchable<unknown>,
       );
     }

@@ -16,6 +16,7 @@ import {
   listStatement,
   pageRows,
 } from './list-query.js';
+import type { PagePositions } from './page-positions.js';
 import type { StoredUser } from './users.js';
 import { groupsOfUser, type UserRow, visible } from './users.repository.js';
 import type { ScimResource } from './validate.js';
@@ -103,7 +104,7 @@ export async function listUsers(
   db: Kysely<DB>,
   orgId: string,
   query: ListQuery,
-  options: { groups: boolean },
+  options: { groups: boolean; positions?: PagePositions | undefined },
 ): Promise<ListResult<StoredUser>> {
   return collectPage(db, orgId, query, {
     table: 'users',
@@ -116,5 +117,6 @@ export async function listUsers(
         : COUNT_OF.users,
     page: (read) => userPageStatement(read, options.groups),
     toItem: pagedRowToUser,
+    positions: options.positions,
   });
 }

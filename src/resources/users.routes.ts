@@ -34,6 +34,7 @@ export function registerUserRoutes(router: Router<ScimState>): void {
         state.baseUrl,
         state.scopes,
         withGroups(state, params.projection),
+        state.pages,
       ),
       state.org,
       params,

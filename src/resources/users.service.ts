@@ -9,6 +9,7 @@ import { sameJson } from '../json.js';
 import { findAttribute, resourceTypes, topLevelAttributes } from '../schema/registry.js';
 import type { AttributeDef, ResourceTypeDef } from '../schema/types.js';
 import { claimUniqueValues, uniqueAttributesOf } from './custom-uniqueness.js';
+import type { PagePositions } from './page-positions.js';
 import { applyPatch, mergePatchOf } from './patch.js';
 import { parsePatchRequest } from './patch-request.js';
 import type { Searchable } from './search.service.js';
@@ -256,12 +257,13 @@ export const searchableUsers = (
   baseUrl: string,
   scopes: readonly TokenScope[],
   withGroups: boolean,
+  positions: PagePositions,
 ): Searchable<StoredUser> => ({
   type,
   ...(mayReadGroups(scopes) ? {} : { hidden: GROUPS_HIDDEN }),
   storage: userStorage,
   createdColumn: 'created_at',
-  fetch: (query) => listUsers(db, orgId, query, { groups: withGroups && mayReadGroups(scopes) }),
+  fetch: (query) => listUsers(db, orgId, query, { groups: withGroups && mayReadGroups(scopes), positions }),
   render: (user) => renderUser(user, type, baseUrl),
   renderWhole: (user) => renderUserJson(user, type, baseUrl),
 });

@@ -16,6 +16,7 @@ import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { TokenChecks } from '../orgs/scim-auth.js';
 import { registerGroupRoutes } from '../resources/groups.routes.js';
+import type { PagePositions } from '../resources/page-positions.js';
 import type { ResourceWrites } from '../resources/resource-writes.js';
 import type { ScimState } from '../resources/scim-state.js';
 import { registerRootSearch } from '../resources/search.routes.js';
@@ -39,6 +40,8 @@ export interface ScimApiDeps {
   readonly metrics: Pick<Metrics, 'scimOperation' | 'databaseFailure'>;
   /** The process's batched writes of users and groups. */
   readonly writes: ResourceWrites;
+  /** Where the process remembers index pages to start. */
+  readonly pages: PagePositions;
 }
 
 function buildRouter(documents: DiscoveryDocuments): Router<ScimState> {
@@ -60,7 +63,7 @@ function buildRouter(documents: DiscoveryDocuments): Router<ScimState> {
 export function scimApi(deps: ScimApiDeps): Middleware {
   const router = buildRouter(new DiscoveryDocuments());
   const chain = compose([
-    scimScope(deps.database, deps.publicUrl, deps.writes),
+    scimScope(deps.database, deps.publicUrl, deps),
     recordAfterAnswer(deps),
     renderScimErrors(deps.logger, deps.metrics),
     requireOrganization(deps.publicUrl),

@@ -15,6 +15,7 @@ import { isScimPath } from '../../src/http/scim-path.js';
 import type { Logger } from '../../src/log.js';
 import type { TokenChecks } from '../../src/orgs/scim-auth.js';
 import { TokenCache } from '../../src/orgs/token-cache.js';
+import { PagePositions } from '../../src/resources/page-positions.js';
 import { ResourceWrites } from '../../src/resources/resource-writes.js';
 import type { ScimState } from '../../src/resources/scim-state.js';
 import { recordAfterAnswer } from '../../src/scim/after-answer.js';
@@ -86,7 +87,11 @@ describe('scimScope', () => {
       after?.(ctx.path);
     };
     return {
-      http: appOf(restored, scimScope(database, PUBLIC_URL, new ResourceWrites()), echoState),
+      http: appOf(
+        restored,
+        scimScope(database, PUBLIC_URL, { writes: new ResourceWrites(), pages: new PagePositions() }),
+        echoState,
+      ),
       shares,
     };
   }
@@ -200,7 +205,7 @@ describe('authenticate', () => {
     const checks: TokenChecks = new TokenCache();
     const http = appOf(
       renderScimErrors(pino({ level: 'silent' }), noMetrics),
-      scimScope(harness.database, PUBLIC_URL, new ResourceWrites()),
+      scimScope(harness.database, PUBLIC_URL, { writes: new ResourceWrites(), pages: new PagePositions() }),
       authenticate(checks, new OrgRegistries()),
       (ctx) => {
         ctx.body = { org: ctx.state.org.id, tokenId: ctx.state.token.tokenId, scopes: ctx.state.scopes };
@@ -318,7 +323,7 @@ describe('recordAfterAnswer', () => {
     const token = await harness.createToken(org.id);
     const { logger, lines } = recordingLogger();
     const http = appOf(
-      scimScope(harness.database, PUBLIC_URL, new ResourceWrites()),
+      scimScope(harness.database, PUBLIC_URL, { writes: new ResourceWrites(), pages: new PagePositions() }),
       afterAnswer(logger),
       renderScimErrors(logger, noMetrics),
       authenticate(new TokenCache() as TokenChecks, new OrgRegistries()),
@@ -363,7 +368,7 @@ describe('recordAfterAnswer', () => {
   it("logs a write the database failed before its token was checked, as the token's is unknown", async () => {
     const { logger, lines } = recordingLogger();
     const http = appOf(
-      scimScope(harness.database, PUBLIC_URL, new ResourceWrites()),
+      scimScope(harness.database, PUBLIC_URL, { writes: new ResourceWrites(), pages: new PagePositions() }),
       afterAnswer(logger),
       renderScimErrors(pino({ level: 'silent' }), noMetrics),
       () => {
