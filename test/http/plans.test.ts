@@ -7,6 +7,7 @@ import type { DB } from '../../src/db/tables.js';
 import { compileSortKey, resolveSort } from '../../src/filter/sort.js';
 import { recountOrg } from '../../src/resources/counts.repository.js';
 import { type ListQuery, listValues } from '../../src/resources/list-query.js';
+import { PagePositions } from '../../src/resources/page-positions.js';
 import { ResourceWrites } from '../../src/resources/resource-writes.js';
 import { listUsers, userPageStatement, userStorage } from '../../src/resources/user-pages.repository.js';
 import { resourceTypes } from '../../src/schema/registry.js';
@@ -14,6 +15,7 @@ import { patchEntry } from '../helpers/groups.js';
 import { type Harness, type Tenant, useHarness } from '../helpers/harness.js';
 
 const writes = new ResourceWrites();
+const positions = new PagePositions();
 
 let harness: Harness;
 let t: Tenant;
@@ -109,7 +111,7 @@ it('keeps one plan for the first page of users, by index and by cursor', async (
   await harness.database.db.connection().execute(async (db) => {
     for (let n = 0; n < 10; n++) {
       for (const query of [byIndex, byCursor]) {
-        const page = await listUsers(db, t.orgId, query, { groups: true });
+        const page = await listUsers(db, t.orgId, query, { groups: true, positions });
         expect(page.items).toHaveLength(100);
         expect(page.total).toBe(USERS);
       }
@@ -138,7 +140,7 @@ it('keeps one plan for a page that starts after a known row, near the start or d
         descending: false,
         page: { kind: 'keyset', after, backwards: false, limit: 100 },
       };
-      const page = await listUsers(db, t.orgId, query, { groups: true });
+      const page = await listUsers(db, t.orgId, query, { groups: true, positions });
       expect(page.items).toHaveLength(100);
     }
     const { rows } = await sql<{ custom: string; generic: string }>`
