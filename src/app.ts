@@ -28,6 +28,8 @@ export interface AppDeps {
   readonly logger: Logger;
   /** Remembered token checks, shared by the SCIM API (reads) and the admin API (forgets). */
   readonly tokenChecks?: TokenChecks;
+  /** The time SCIM tokens' expiry is checked against; the wall clock unless given (tests move their own). */
+  readonly now?: () => Date;
   /** The change feed; one that neither listens nor purges unless given (index.ts starts one). */
   readonly changes?: ChangeFeed;
   /** How webhook secrets are sealed, whether private targets are allowed, and who sends pings. */

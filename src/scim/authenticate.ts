@@ -4,15 +4,22 @@ import type { OrgRegistries } from '../custom-schemas/org-registries.js';
 import { authenticateScimRequest, type TokenChecks } from '../orgs/scim-auth.js';
 import type { ScimState } from '../resources/scim-state.js';
 
-/** Then the organization's registry: its own schemas beside the standard ones. */
-export function authenticate(checks: TokenChecks, registries: OrgRegistries): Middleware<ScimState> {
+/**
+ * Then the organization's registry: its own schemas beside the standard ones. `now` is the time a
+ * token's expiry is checked against (tests give their own clock).
+ */
+export function authenticate(
+  checks: TokenChecks,
+  registries: OrgRegistries,
+  now: () => Date = () => new Date(),
+): Middleware<ScimState> {
   return async (ctx, next) => {
     const state = ctx.state;
     const token = await authenticateScimRequest(
       state.db,
       state.orgId,
       ctx.get('authorization'),
-      new Date(),
+      now(),
       checks,
     );
     state.token = token;

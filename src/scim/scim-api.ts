@@ -42,6 +42,8 @@ export interface ScimApiDeps {
   readonly writes: ResourceWrites;
   /** Where the process remembers index pages to start. */
   readonly pages: PagePositions;
+  /** The time tokens' expiry is checked against; the wall clock unless given (tests give their own). */
+  readonly now?: () => Date;
 }
 
 function buildRouter(documents: DiscoveryDocuments): Router<ScimState> {
@@ -67,7 +69,7 @@ export function scimApi(deps: ScimApiDeps): Middleware {
     recordAfterAnswer(deps),
     renderScimErrors(deps.logger, deps.metrics),
     requireOrganization(deps.publicUrl),
-    authenticate(deps.tokenChecks, new OrgRegistries()),
+    authenticate(deps.tokenChecks, new OrgRegistries(), deps.now),
     jsonBody(router),
     router.routes() as Middleware<ScimState>,
     noRoute(router),

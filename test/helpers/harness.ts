@@ -2,14 +2,15 @@
 // organization and its tokens through the admin API (the way an administrator would).
 import { pino } from 'pino';
 import supertest from 'supertest';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { ChangeFeed } from '../../src/changes/change-feed.js';
 import type { Database } from '../../src/db/database.js';
 import type { TokenChecks } from '../../src/orgs/scim-auth.js';
-import { TokenCache } from '../../src/orgs/token-cache.js';
+import { TOKEN_CACHE_TTL_MS, TokenCache } from '../../src/orgs/token-cache.js';
 import { type DispatcherOptions, WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
 import { SecretBox } from '../../src/webhooks/secret-box.js';
+import { TestClock } from './clock.js';
 import { createTestDatabase } from './database.js';
 import { SCIM_JSON } from './scim.js';
 
@@ -27,6 +28,11 @@ export interface Harness {
   admin(method: AdminMethod, path: string): supertest.Test;
   /** The app's remembered token checks (src/auth/token-cache.ts). */
   tokenChecks: TokenChecks;
+  /**
+   * The time SCIM token checks are made at and remembered checks age by: the wall clock until a test
+   * moves it, and back to the wall clock after each test (useHarness).
+   */
+  clock: TestClock;
   /** The app's change feed, listening where the database allows it. */
   changes: ChangeFeed;
   /** The webhook dispatcher, when the harness was started with `webhooks`. */
@@ -65,7 +71,8 @@ export interface HarnessOptions {
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const database = await createTestDatabase(options.database);
-  const tokenChecks: TokenChecks = new TokenCache();
+  const clock = new TestClock();
+  const tokenChecks: TokenChecks = new TokenCache(TOKEN_CACHE_TTL_MS, clock.performance);
   const logger = pino({ level: 'silent' });
   const changes = new ChangeFeed(database.db, { logger, schema: database.schema, listen: database.listen });
   await changes.start();
@@ -88,6 +95,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     adminToken: ADMIN_TOKEN,
     logger,
     tokenChecks,
+    now: clock.date,
     changes,
     webhooks: { box, allowPrivate: dispatcher !== undefined, dispatcher },
   });
@@ -102,6 +110,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     callback,
     admin,
     tokenChecks,
+    clock,
     changes,
     dispatcher,
     async createOrg(body = { name: 'Acme' }) {
@@ -159,5 +168,6 @@ export function useHarness(
     harness = await startHarness(options);
     await ready(harness);
   });
+  afterEach(() => harness?.clock.reset());
   afterAll(() => harness?.close());
 }

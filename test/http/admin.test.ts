@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { wallClockPast } from '../helpers/clock.js';
 import { ADMIN_TOKEN, type Harness, PUBLIC_URL, useHarness } from '../helpers/harness.js';
 import { expectAdminError } from '../helpers/scim.js';
-import { sleep } from '../helpers/system.js';
 
 let harness: Harness;
 useHarness((h) => {
@@ -114,7 +114,9 @@ describe('PATCH /admin/v1/orgs/{id}', () => {
     ['deprovisioning', { deprovisioning: 'anonymize' }],
   ])('changes %s only; updatedAt moves, createdAt does not', async (_, change) => {
     const org = await createOrg({ name: 'Before' });
-    await sleep(15);
+    // The service stamps with the wall clock: once it has ticked past the creation, a PATCH that
+    // left updatedAt alone shows.
+    await wallClockPast(org.updatedAt);
     const res = await harness.admin('patch', `/orgs/${org.id}`).send(change).expect(200);
     expect(res.body).toEqual({ ...org, ...change, updatedAt: expect.stringMatching(ISO) });
     expect(res.body.createdAt).toBe(org.createdAt);

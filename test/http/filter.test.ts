@@ -3,9 +3,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { wallClockPast } from '../helpers/clock.js';
 import { type Harness, type Tenant, useHarness } from '../helpers/harness.js';
 import { ENTERPRISE, LIST, SCIM_ERROR, SCIM_JSON, SEARCH, USER } from '../helpers/scim.js';
-import { sleep } from '../helpers/system.js';
 
 let harness: Harness;
 let t: Tenant;
@@ -107,14 +107,24 @@ let middle: string;
 /** Before the last change (a PUT of grace). */
 let late: string;
 
+/**
+ * An instant strictly after every stamp made so far and strictly before every one made after it:
+ * users are stamped with the wall clock, so it waits for the clock to tick past `last`, and then past
+ * the instant itself (a millisecond or two, not a guessed sleep).
+ */
+async function instantAfter(last: string): Promise<string> {
+  await wallClockPast(last);
+  const instant = new Date().toISOString();
+  await wallClockPast(instant);
+  return instant;
+}
+
 beforeAll(async () => {
+  let last = new Date(0).toISOString();
   for (const [i, body] of SEED.entries()) {
-    if (i === 4) {
-      await sleep(20);
-      middle = new Date().toISOString();
-      await sleep(20);
-    }
+    if (i === 4) middle = await instantAfter(last);
     const res = await t.post('/Users', body).expect(201);
+    last = res.body.meta.lastModified;
     seeded.set(res.body.userName, {
       userName: res.body.userName,
       id: res.body.id,
@@ -122,9 +132,7 @@ beforeAll(async () => {
       body: res.body,
     });
   }
-  await sleep(20);
-  late = new Date().toISOString();
-  await sleep(20);
+  late = await instantAfter(last);
   const grace = seeded.get('grace')!;
   await t.put(`/Users/${grace.id}`, { schemas: [USER], userName: 'grace' }).expect(200);
 });

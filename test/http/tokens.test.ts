@@ -3,9 +3,9 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { adminCalls, ISO, type Json, UNKNOWN_ID, UUID } from '../helpers/admin.js';
+import { wallClockPast } from '../helpers/clock.js';
 import { type Harness, useHarness } from '../helpers/harness.js';
 import { expectAdminError, expectScimError, filterQuery, GROUP, patchOp, USER } from '../helpers/scim.js';
-import { sleep } from '../helpers/system.js';
 
 let harness: Harness;
 useHarness((h) => {
@@ -84,7 +84,7 @@ describe('token rotation', () => {
     await scim(fresh.token, org.id, 'get', '/Users').expect(200);
   });
 
-  it('with overlapSeconds 1, expires the old token about a second later (in real time); the new one stays', async () => {
+  it('with overlapSeconds 1, expires the old token a second later; the new one stays', async () => {
     const org = await createOrg({ name: 'Short overlap' });
     const old = await createToken(org.id);
     const before = Date.now();
@@ -96,8 +96,9 @@ describe('token rotation', () => {
     const expiresAt = Date.parse(oldView.expiresAt);
     expect(expiresAt).toBeGreaterThanOrEqual(before + 1000 - 5);
     expect(expiresAt).toBeLessThanOrEqual(after + 1000 + 5);
-    // Real time, not a moved clock: the 1 s window is what the request asked for.
-    await sleep(Math.max(0, expiresAt - Date.now()) + 200);
+    // The bounds above pin the 1 s window the request asked for; the clock SCIM requests are checked
+    // by is moved to its end rather than waited for.
+    harness.clock.advanceTo(expiresAt);
     await expectRefused(old.secret, org.id, /expired/i);
     await scim(fresh.token, org.id, 'get', '/Users').expect(200);
   });
@@ -123,7 +124,9 @@ describe('token rotation', () => {
     const lifetime = 3 * 86_400_000;
     const old = await createToken(org.id, { expiresAt: new Date(Date.now() + lifetime).toISOString() });
     const oldLifetime = Date.parse(old.view.expiresAt) - Date.parse(old.view.createdAt);
-    await sleep(20);
+    // Rotation stamps with the wall clock: once it has ticked past the old token's creation, a
+    // replacement that copied the old expiry instead of starting a lifetime of its own shows.
+    await wallClockPast(old.view.createdAt);
     const fresh = (await rotate(org.id, old.id, {}).expect(201)).body;
     expect(fresh.expiresAt).toMatch(ISO);
     expect(Date.parse(fresh.expiresAt) - Date.parse(fresh.createdAt)).toBe(oldLifetime);
@@ -166,8 +169,9 @@ describe('token rotation', () => {
     it('for an expired token', async () => {
       const org = await createOrg({ name: 'Rotate expired' });
       const t = await createToken(org.id, { expiresAt: new Date(Date.now() + 3_600_000).toISOString() });
-      // The API refuses an expiresAt in the past, and a real expiry is already proven above and in
-      // auth.test.ts; moving expires_at into the past stands for the passing of time.
+      // The API refuses an expiresAt in the past, and rotation checks expiry by the wall clock (an
+      // expiry reached is proven above and in auth.test.ts); moving expires_at into the past stands
+      // for the passing of time.
       await harness.database.db
         .updateTable('scim_tokens')
         .set({ expires_at: new Date(Date.now() - 1000) })
@@ -278,8 +282,8 @@ describe('revocation and its guard after a rotation', () => {
     await expectRefused(old.secret, org.id, /revoked/i);
     await scim(fresh.token, org.id, 'get', '/Users').expect(200);
 
-    // Revoking again is idempotent: 200, revokedAt unchanged.
-    await sleep(10);
+    // Revoking again is idempotent: 200, revokedAt unchanged (and a new stamp would now differ).
+    await wallClockPast(revoked.body.revokedAt);
     const again = await revoke(org.id, old.id, {}).expect(200);
     expect(again.body.revokedAt).toBe(revoked.body.revokedAt);
     expect(await tokenView(org.id, old.id)).toEqual(oldView);
