@@ -1,5 +1,4 @@
 import { type Kysely, sql } from 'kysely';
-import { changedAttributes } from './2026-11-26T00-00_change-feed.js';
 
 // A change's read-model data and changed attributes are derived when it is numbered, instead of in
 // the trigger of every write. The trigger keeps the row as written (`written`, the row as JSON) and,
@@ -130,6 +129,30 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       end if;
     end
     $$`.execute(db);
+}
+
+/**
+ * The names of the attributes that differ between two versions of a resource, sorted; an extension's
+ * attributes are named with their schema URN (`urn:…:enterprise:2.0:User:department`). A copy of the
+ * change feed migration's subquery as that migration wrote it: migrations do not import each other,
+ * so that each keeps the SQL it wrote whatever later files do.
+ */
+function changedAttributes(before: string, after: string) {
+  const key = 'coalesce(n.key, o.key)';
+  const isExtension = `${key} like 'urn:%' and jsonb_typeof(coalesce(o.value, '{}')) = 'object' and jsonb_typeof(coalesce(n.value, '{}')) = 'object'`;
+  return sql.raw(`(
+        select coalesce(array_agg(d.name order by d.name collate "C"), '{}')
+        from jsonb_each(${after}) n full join jsonb_each(${before}) o on o.key = n.key
+        cross join lateral (
+          select ${key} as name where not (${isExtension})
+          union all
+          select ${key} || ':' || coalesce(sn.key, so.key)
+          from jsonb_each(case when jsonb_typeof(n.value) = 'object' then n.value else '{}' end) sn
+          full join jsonb_each(case when jsonb_typeof(o.value) = 'object' then o.value else '{}' end) so
+            on so.key = sn.key
+          where ${isExtension} and sn.value is distinct from so.value
+        ) d
+        where n.value is distinct from o.value and ${key} <> 'schemas')`);
 }
 
 // Going down would need every written change numbered first; the derived columns stay.

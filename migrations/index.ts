@@ -18,7 +18,8 @@ import * as usersHotUpdates from './2026-12-03T00-00_users-hot-updates.js';
 import * as deprovisionedUsersLeaveGroups from './2026-12-04T00-00_deprovisioned-users-leave-groups.js';
 import * as failureReasons from './2026-12-05T00-00_failure-reasons.js';
 
-// Every migration, by name; Kysely runs them in name order. Add new files here.
+// Every migration, by name; Kysely runs them in name order. Add new files here, then run `npm run schema`:
+// schema.sql beside them shows what the migrations build (the latest text of every table and function).
 export const migrations: Record<string, Migration> = {
   '2026-11-21T00-00_init': init,
   '2026-11-21T01-00_filters': filters,
