@@ -107,9 +107,8 @@ function scansOfChanges(plan: PlanNode): string[] {
  */
 async function numberingStatements(db: Kysely<DB>) {
   const { rows } = await sql<{ body: string; config: string[] }>`
-    select prosrc as body, proconfig as config from pg_proc where proname = 'scim_number_changes'`.execute(
-    db,
-  );
+    select prosrc as body, proconfig as config from pg_proc
+    where proname = 'scim_number_changes' and pronamespace = current_schema()::regnamespace`.execute(db);
   expect(rows).toHaveLength(1);
   const { body, config } = rows[0]!;
   const check = /if (not exists \(select 1 from changes c where c\.position is null\)) then/.exec(body)?.[1];
