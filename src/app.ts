@@ -4,9 +4,11 @@ import Koa from 'koa';
 import { adminApi } from './admin/admin-api.js';
 import { AuditLog } from './audit/audit-log.js';
 import { ChangeFeed } from './changes/change-feed.js';
+import type { Brand } from './console/brand.js';
 import { consoleApp } from './console/console.js';
 import type { Database } from './db/database.js';
 import { SyncActivity } from './health/sync-activity.js';
+import { basePathOf, prefixLocations } from './http/base-path.js';
 import type { FailureThrottle } from './http/failure-throttle.js';
 import { requestContext } from './http/request-context.js';
 import type { Logger } from './log.js';
@@ -44,6 +46,8 @@ export interface AppDeps {
   readonly audit?: AuditLog;
   /** The console's wrong sign-ins by client address; its own unless given (tests give their clock). */
   readonly signInThrottle?: FailureThrottle;
+  /** The operator's white label on the console (CONSOLE_BRAND_*); none unless given. */
+  readonly brand?: Brand;
 }
 
 /** SYNC_IDLE_HOURS' default. */
@@ -69,6 +73,8 @@ export function createApp(appDeps: AppDeps): Koa {
   app.silent = true;
   app.on('error', (err) => deps.logger.error({ err }, 'unhandled koa error'));
 
+  const basePath = basePathOf(deps.publicUrl);
+  if (basePath !== '') app.use(prefixLocations(basePath));
   app.use(requestContext(deps.logger));
   app.use(measureRequests(deps.metrics));
   app.use(async (ctx, next) => {

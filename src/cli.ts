@@ -23,6 +23,7 @@ import { WEBHOOK_COMMANDS } from './cli/webhooks.js';
 import { databaseOptions, readConfig } from './config.js';
 import { type Database, openDatabase } from './db/database.js';
 import { main as serveMain } from './index.js';
+import { packageVersion } from './version.js';
 
 function booleanOption(name: string, value: string | boolean | undefined): boolean | undefined {
   if (value === undefined || typeof value === 'boolean') return value;
@@ -258,7 +259,7 @@ ${Object.entries(COMMANDS)
   .map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`)
   .join('\n')}
 
-Every command takes --json (machine-readable output) and --help.
+Every command takes --json (machine-readable output) and --help; scimd --version prints the version.
 Server: PORT, HOST, DATABASE_URL (Postgres; otherwise embedded PGlite in DATA_DIR), DATA_DIR (./data),
 PUBLIC_URL, SCIMD_ADMIN_TOKEN, LOG_LEVEL.
 Client: SCIMD_URL (default http://localhost:8080), SCIMD_ADMIN_TOKEN or $DATA_DIR/admin-token;
@@ -275,6 +276,10 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
   for (const arg of argv) {
     if (arg.startsWith('-')) break;
     words.push(arg);
+  }
+  if (argv[0] === '--version' || argv[0] === '-v' || argv[0] === 'version') {
+    io.out(`${packageVersion()}\n`);
+    return 0;
   }
   const name = [words.slice(0, 2).join(' '), words[0] ?? ''].find((n) => n && COMMANDS[n]);
   const wantsHelp = argv.includes('--help') || argv.includes('-h');

@@ -1,81 +1,18 @@
-// config → database → migrate → createApp → listen; SIGTERM/SIGINT stop gracefully.
+// config → start (database, migrations, background work, app) → listen; SIGTERM/SIGINT stop gracefully.
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { resolveAdminToken } from './admin-token.js';
-import { createApp } from './app.js';
-import { ChangeFeed } from './changes/change-feed.js';
-import { type Config, databaseOptions, readConfig } from './config.js';
-import { openDatabase } from './db/database.js';
-import { failureFields } from './db/failures.js';
-import { SyncActivity } from './health/sync-activity.js';
+import { type Config, readConfig } from './config.js';
 import { createHttpServer } from './http/server.js';
-import { createLogger, type Logger } from './log.js';
-import { Metrics } from './metrics/metrics.js';
-import { followAuthChanges } from './orgs/auth-changes.js';
-import type { TokenChecks } from './orgs/scim-auth.js';
-import { TOKEN_CACHE_TTL_MS, TokenCache } from './orgs/token-cache.js';
-import { WebhookDispatcher } from './webhooks/dispatcher.js';
-import { SecretBox } from './webhooks/secret-box.js';
+import { createLogger } from './log.js';
+import { writeServingAddress } from './serving-address.js';
+import { start } from './start.js';
 
 export async function serve(
   config: Config = readConfig(),
 ): Promise<{ server: Server; stop: () => Promise<void> }> {
   const logger = createLogger(config.logLevel);
-  const onPostgres = config.databaseUrl !== undefined;
-  const admin = resolveAdminToken(config.adminToken, config.dataDir, onPostgres);
-  warnAboutSetup(config, logger);
-  const database = await openDatabase({
-    ...databaseOptions(config),
-    onConnectionError: (err) =>
-      logger.warn(failureFields(err), 'a database connection failed; it is replaced on next use'),
-  });
-  const applied = await database.migrate();
-  if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
-  const consoleUrl = `${config.publicUrl}/console`;
-  if (admin.generatedAt)
-    logger.info(
-      { path: admin.generatedAt, console: consoleUrl },
-      `generated the admin token; it is in this file. Sign in to the console at ${consoleUrl} with it`,
-    );
-  else if (admin.path) logger.info({ path: admin.path }, 'admin token read from file');
-
-  const tokenChecks: TokenChecks = new TokenCache();
-  const listening = followAuthChanges(database, tokenChecks, logger);
-  if (onPostgres && !listening) {
-    logger.warn(
-      `no direct database connection to LISTEN on (DATABASE_DIRECT_URL): admin changes reach other scimd processes within ${TOKEN_CACHE_TTL_MS / 1000} s`,
-    );
-  }
-  await listening?.ready;
-  const changes = new ChangeFeed(database.db, {
-    logger,
-    retentionDays: config.changeRetentionDays,
-    schema: database.schema,
-    listen: database.listen,
-  });
-  await changes.start();
-  const box = new SecretBox(config.secretKey ?? admin.token);
-  const dispatcher = new WebhookDispatcher(database.db, changes, box, {
-    ...config.webhooks,
-    logger,
-    listen: database.listen,
-  });
-  dispatcher.start();
-  const activity = new SyncActivity(database.db, { logger, enabled: config.syncActivity });
-  activity.start();
-  const app = createApp({
-    database,
-    publicUrl: config.publicUrl,
-    adminToken: admin.token,
-    logger,
-    tokenChecks,
-    changes,
-    webhooks: { box, allowPrivate: config.webhooks.allowPrivate, dispatcher },
-    activity,
-    metrics: new Metrics({ db: database.db, share: database.share, processMetrics: true }),
-    idleAfterMs: config.syncIdleMs,
-  });
-  const server = createHttpServer(app);
+  const scimd = await start(config, logger);
+  const server = createHttpServer(scimd.app);
   server.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
@@ -83,9 +20,19 @@ export async function serve(
   });
   const { port } = server.address() as AddressInfo;
   logger.info(
-    { port, host: config.host, database: database.kind, publicUrl: config.publicUrl, console: consoleUrl },
+    {
+      port,
+      host: config.host,
+      database: scimd.databaseKind,
+      publicUrl: config.publicUrl,
+      console: scimd.consoleUrl,
+    },
     'scimd is serving',
   );
+  const forgetAddress =
+    scimd.databaseKind === 'pglite'
+      ? writeServingAddress(config.dataDir, `http://localhost:${port}`)
+      : undefined;
   // Start-up is told at once, not with the next batch of lines.
   logger.flush();
 
@@ -97,28 +44,15 @@ export async function serve(
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       // Long polls answer at once rather than hold the stop for up to their wait.
-      await changes.stop();
+      await scimd.endLongPolls();
       await closed;
-      await activity.stop();
-      await dispatcher.stop();
-      await listening?.stop();
-      await database.close();
+      await scimd.stop();
+      forgetAddress?.();
       logger.info('stopped');
     })();
     return stopping;
   };
   return { server, stop };
-}
-
-/** Settings that work but are likely a mistake in production. */
-function warnAboutSetup(config: Config, logger: Logger): void {
-  const production = config.databaseUrl !== undefined || process.env.NODE_ENV === 'production';
-  if (production && !config.publicUrlSet) {
-    logger.warn(
-      { publicUrl: config.publicUrl },
-      'PUBLIC_URL is not set: scimBaseUrl and every meta.location name localhost, which an IdP cannot reach',
-    );
-  }
 }
 
 export async function main(): Promise<void> {

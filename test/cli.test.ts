@@ -1,6 +1,6 @@
 // The scimd command line against a running server: every admin command, tables and --json, errors
 // and exit codes.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -31,6 +31,14 @@ async function json(argv: string[]) {
 }
 
 describe('scimd CLI', () => {
+  it('prints its version', async () => {
+    const { version } = JSON.parse(readFileSync(join(import.meta.dirname, '../package.json'), 'utf8'));
+    for (const flag of ['--version', '-v']) {
+      const result = await run([flag]);
+      expect(result).toEqual({ code: 0, out: `${version}\n`, err: '' });
+    }
+  });
+
   it('creates, lists, shows, updates and deletes an organization', async () => {
     const created = await run([
       'org',

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main as cliMain } from '../src/cli.js';
 import { readConfig } from '../src/config.js';
 import { serve } from '../src/index.js';
 import { runModule } from './helpers/child-module.js';
@@ -77,6 +78,21 @@ describe('serve', () => {
     expect(orgs.status).toBe(200);
   });
 
+  it('tells the CLI, run on the same data folder, where it serves, whatever its PORT', async () => {
+    const { port, dataDir } = running;
+    expect(readFileSync(join(dataDir, 'serving-at'), 'utf8').trim()).toBe(`http://localhost:${port}`);
+    let out = '';
+    const code = await cliMain(['org', 'list', '--json'], {
+      out: (text) => {
+        out += text;
+      },
+      err: () => {},
+      env: { DATA_DIR: dataDir },
+    });
+    expect(code).toBe(0);
+    expect(JSON.parse(out)).toHaveProperty('orgs');
+  });
+
   it('refuses to start with an admin token shorter than 32 characters, saying how to make one', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'scimd-weak-'));
     try {
@@ -145,5 +161,6 @@ describe('serve', () => {
     await stopped;
     await expect(call(port, 'GET', '/healthz')).rejects.toThrow(/ECONNREFUSED/);
     expect(existsSync(join(dataDir, 'scimd.lock'))).toBe(false);
+    expect(existsSync(join(dataDir, 'serving-at'))).toBe(false);
   });
 });

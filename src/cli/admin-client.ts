@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ADMIN_TOKEN_FILE } from '../admin-token.js';
 import { dataDirectory } from '../config.js';
+import { readServingAddress } from '../serving-address.js';
 
 /** The command was called wrongly: exit 2. */
 export class UsageError extends Error {}
@@ -24,8 +25,18 @@ export interface Api {
   call(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<unknown>;
 }
 
+/** SCIMD_URL; else PORT on this machine; else where a scimd on DATA_DIR said it serves; else port 8080. */
+function serverUrl(env: NodeJS.ProcessEnv): string {
+  const url =
+    env.SCIMD_URL ||
+    (env.PORT ? `http://localhost:${env.PORT}` : undefined) ||
+    readServingAddress(dataDirectory(env)) ||
+    'http://localhost:8080';
+  return url.replace(/\/+$/, '');
+}
+
 export function adminClient(env: NodeJS.ProcessEnv): Api {
-  const base = (env.SCIMD_URL || `http://localhost:${env.PORT || 8080}`).replace(/\/+$/, '');
+  const base = serverUrl(env);
   const token = () => {
     if (env.SCIMD_ADMIN_TOKEN) return env.SCIMD_ADMIN_TOKEN;
     const file = join(dataDirectory(env), ADMIN_TOKEN_FILE);

@@ -44,6 +44,8 @@ export class Sessions {
     adminToken: string,
     /** Cookies are `Secure` when scimd is reached over https. */
     private readonly secure: boolean,
+    /** Where browsers reach scimd below the origin ('' at its root): cookies' paths start with it. */
+    private readonly basePath = '',
   ) {
     this.adminFingerprint = createHmac('sha256', adminToken)
       .update('scimd console session')
@@ -97,7 +99,12 @@ export class Sessions {
 
   private setCookie(ctx: Context, audience: Audience, value: string, maxAgeSeconds: number): void {
     const { name, path } = COOKIES[audience];
-    const attributes = [`Path=${path}`, `Max-Age=${maxAgeSeconds}`, 'HttpOnly', 'SameSite=Strict'];
+    const attributes = [
+      `Path=${this.basePath}${path}`,
+      `Max-Age=${maxAgeSeconds}`,
+      'HttpOnly',
+      'SameSite=Strict',
+    ];
     if (this.secure) attributes.push('Secure');
     ctx.append('Set-Cookie', [`${name}=${value}`, ...attributes].join('; '));
   }

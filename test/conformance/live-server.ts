@@ -1,13 +1,18 @@
 // A scimd listening on a loopback port over a fresh test database, with one organization (group sync
 // on) and a token: what an IdP's conformance suite talks to. Requests go through fetch, so headers,
 // query strings and bodies arrive exactly as written.
-import type { Server } from 'node:http';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Koa from 'koa';
 import { pino } from 'pino';
 import { afterAll, beforeAll } from 'vitest';
 import { createApp } from '../../src/app.js';
 import type { Database } from '../../src/db/database.js';
-import { createTestDatabase } from '../helpers/database.js';
+import { createScimd } from '../../src/server.js';
+import { createScratchDatabase, createTestDatabase, onPostgres } from '../helpers/database.js';
 
 export const LIVE_ADMIN_TOKEN = 'conformance-admin-token-0123456789abcdefghij';
 
@@ -23,10 +28,13 @@ export interface LiveResponse {
 export interface LiveServer {
   /** e.g. http://127.0.0.1:41234 */
   origin: string;
+  /** Where scimd answers: the origin, or the origin and the mount path (`…/identity`). */
+  root: string;
   /** The organization's SCIM base URL (absolute). */
   baseUrl: string;
   orgId: string;
   token: string;
+  /** The test database (when scimd runs as its own app, not mounted). */
   database: Database;
   /**
    * A request under the SCIM base URL. `path` may carry a raw query string (sent as written).
@@ -66,34 +74,88 @@ async function send(url: string, init: RequestInit): Promise<LiveResponse> {
   return { status: res.status, headers: res.headers, text, body };
 }
 
+/** How the live scimd is served: its own app, or createScimd mounted at /identity inside another app. */
+export type LiveMount = 'app' | 'koa' | 'node:http';
+
+interface Started {
+  server: Server;
+  /** Where scimd answers: the origin, and the mount path when mounted. */
+  root: string;
+  close: () => Promise<void>;
+}
+
+/** A server on a loopback port; what answers is given with `use` once the origin is known. */
+async function listen(): Promise<{ server: Server; origin: string; use: (l: RequestListener) => void }> {
+  let current: RequestListener = (_req, res) => res.writeHead(503).end();
+  const server = createServer((req, res) => current(req, res));
+  server.listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { server, origin, use: (l) => (current = l) };
+}
+
+async function startApp(): Promise<Started & { database: Database }> {
+  const database = await createTestDatabase();
+  // meta.location must use the address the client reached: listen first to learn the port.
+  const { server, origin, use } = await listen();
+  const app = createApp({
+    database,
+    publicUrl: origin,
+    adminToken: LIVE_ADMIN_TOKEN,
+    logger: pino({ level: 'silent' }),
+  });
+  use(app.callback());
+  return { server, root: origin, database, close: () => database.close() };
+}
+
+/** createScimd at /identity inside a Koa app or a bare node:http server, each with a route of its own. */
+async function startMounted(mount: 'koa' | 'node:http'): Promise<Started> {
+  const scratch = onPostgres ? await createScratchDatabase() : undefined;
+  const dataDir = scratch ? undefined : await mkdtemp(join(tmpdir(), 'scimd-mounted-'));
+  const { server, origin, use } = await listen();
+  const scimd = await createScimd({
+    publicUrl: `${origin}/identity`,
+    adminToken: LIVE_ADMIN_TOKEN,
+    logLevel: 'silent',
+    ...(scratch ? { database: scratch.url } : { dataDir: dataDir! }),
+  });
+  if (mount === 'koa') {
+    const host = new Koa();
+    host.use(scimd.koa);
+    host.use((ctx) => {
+      ctx.body = { app: 'host' };
+    });
+    use(host.callback());
+  } else {
+    use((req, res) => {
+      if (req.url?.startsWith('/identity/')) return scimd.handler(req, res);
+      res.setHeader('Content-Type', 'application/json');
+      res.end(JSON.stringify({ app: 'host' }));
+    });
+  }
+  return {
+    server,
+    root: `${origin}/identity`,
+    close: async () => {
+      await scimd.close();
+      await scratch?.drop();
+      if (dataDir) await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
 /** Starts the server before the file's tests and stops it after; the returned object fills in then. */
-export function useLiveServer(): LiveServer {
+export function useLiveServer(mount: LiveMount = 'app'): LiveServer {
   const live = {} as LiveServer;
-  let server: Server | undefined;
+  let started: (Started & { database?: Database }) | undefined;
   beforeAll(async () => {
-    const database = await createTestDatabase();
-    const app = createApp({
-      database,
-      publicUrl: 'http://placeholder',
-      adminToken: LIVE_ADMIN_TOKEN,
-      logger: pino({ level: 'silent' }),
-    });
-    // meta.location must use the address the client reached: start once to learn the port.
-    server = app.listen(0, '127.0.0.1');
-    await new Promise((r) => server!.once('listening', r));
-    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    await new Promise((r) => server!.close(r));
-    const real = createApp({
-      database,
-      publicUrl: origin,
-      adminToken: LIVE_ADMIN_TOKEN,
-      logger: pino({ level: 'silent' }),
-    });
-    server = real.listen(Number(new URL(origin).port), '127.0.0.1');
-    await new Promise((r) => server!.once('listening', r));
+    started = mount === 'app' ? await startApp() : await startMounted(mount);
+    const origin = new URL(started.root).origin;
+    const root = started.root;
+    if (started.database) live.database = started.database;
 
     const admin = async (method: string, path: string, body?: unknown) => {
-      const res = await send(`${origin}/admin/v1${path}`, {
+      const res = await send(`${root}/admin/v1${path}`, {
         method,
         headers: { Authorization: `Bearer ${LIVE_ADMIN_TOKEN}`, 'Content-Type': 'application/json' },
         body: body === undefined ? undefined : JSON.stringify(body),
@@ -109,8 +171,8 @@ export function useLiveServer(): LiveServer {
     const tenant = await newTenant();
     Object.assign(live, {
       origin,
+      root,
       ...tenant,
-      database,
       newTenant,
       scim: (method, path, options = {}) => {
         const headers: Record<string, string> = {};
@@ -128,8 +190,11 @@ export function useLiveServer(): LiveServer {
     } satisfies Partial<LiveServer>);
   });
   afterAll(async () => {
-    if (server) await new Promise((r) => server!.close(r));
-    await live.database?.close();
+    if (!started) return;
+    const { server } = started;
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+    await started.close();
   });
   return live;
 }
