@@ -81,7 +81,7 @@ export function rowToChange(
     occurredAt: row.occurred_at.toISOString(),
     eventUri: EVENT_URIS[type] ?? null,
     ...(row.attributes ? { changedAttributes: row.attributes } : {}),
-    ...(row.mode ? { mode: row.mode } : {}),
+    ...(row.mode ? { mode: row.mode as StoredChange['mode'] } : {}),
     dataJson: row.data_json,
   };
 }

@@ -1,21 +1,14 @@
-// What the change feed carries: the types of change, the RFC 9967 event each corresponds to, and a
-// change as the feed and its consumers see it.
+// What the change feed carries on the server: the RFC 9967 event each type of change corresponds to,
+// and a change as read, its data still JSON text. The types a product sees are change-types.ts's.
+import {
+  CHANGE_TYPES,
+  type Change,
+  type ChangeEventUris,
+  type ChangeType,
+  type DeprovisioningMode,
+} from './change-types.js';
 
-export const CHANGE_TYPES = [
-  'user.created',
-  'user.updated',
-  'user.deactivated',
-  'user.reactivated',
-  'user.deprovisioned',
-  'group.created',
-  'group.updated',
-  'group.deleted',
-  'group.members_added',
-  'group.members_removed',
-  'org.deleted',
-] as const;
-
-export type ChangeType = (typeof CHANGE_TYPES)[number];
+export { CHANGE_TYPES, type ChangeType };
 
 export function isChangeType(value: string): value is ChangeType {
   return (CHANGE_TYPES as readonly string[]).includes(value);
@@ -24,7 +17,7 @@ export function isChangeType(value: string): value is ChangeType {
 const EVENT = 'urn:ietf:params:scim:event:prov:';
 
 /** The SCIM event (RFC 9967 §2.4) a change corresponds to; an organization's deletion has none. */
-export const EVENT_URIS: Readonly<Record<ChangeType, string | null>> = {
+export const EVENT_URIS: ChangeEventUris = {
   'user.created': `${EVENT}create:full`,
   'user.updated': `${EVENT}patch:full`,
   'user.deactivated': `${EVENT}deactivate`,
@@ -38,27 +31,23 @@ export const EVENT_URIS: Readonly<Record<ChangeType, string | null>> = {
   'org.deleted': null,
 };
 
-interface Change {
-  /** Unique and stable: a webhook delivery or a consumer can tell a change seen twice. */
+/**
+ * A change as read: its `data` still the JSON text Postgres sent, to be passed on as it is. Its other
+ * fields are those of change-types.ts's Change, not narrowed by type.
+ */
+export interface StoredChange {
   readonly id: string;
-  /** Where this change is in the feed: reading `after` it continues with the next one. */
   readonly cursor: string;
   readonly orgId: string;
   readonly type: ChangeType;
-  readonly resourceType: 'User' | 'Group' | 'Org';
+  readonly resourceType: Change['resourceType'];
   readonly resourceId: string;
   readonly occurredAt: string;
-  readonly eventUri: string | null;
-  /** user.updated, user.deactivated, user.reactivated, group.updated: what changed. */
+  readonly eventUri: Change['eventUri'];
   readonly changedAttributes?: readonly string[];
-  /** user.deprovisioned: the organization's deprovisioning mode that applied. */
-  readonly mode?: string;
-  /** The resource as the read model shows it after the change; for members, `{userIds}`. */
-  readonly data: Readonly<Record<string, unknown>>;
+  readonly mode?: DeprovisioningMode;
+  readonly dataJson: string;
 }
-
-/** A change as read: its `data` still the JSON text Postgres sent, to be passed on as it is. */
-export type StoredChange = Omit<Change, 'data'> & { readonly dataJson: string };
 
 /** The change's JSON text, `data` last. Its data is spliced in as read: parsing and serializing it
  * again would be most of the cost of a page. */

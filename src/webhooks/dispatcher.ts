@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { ChangeFeed } from '../changes/change-feed.js';
+import type { PingDelivery } from '../changes/change-types.js';
 import type { ChangeType, StoredChange } from '../changes/changes.js';
 import { numberChanges, readChanges } from '../changes/changes.repository.js';
 import type { Listening } from '../db/database.js';
@@ -371,7 +372,7 @@ export class WebhookDispatcher {
       type: 'webhook.ping',
       timestamp: new Date().toISOString(),
       data: { webhookId: endpoint.id },
-    });
+    } satisfies PingDelivery);
     return this.sender.send(endpoint.url, body, deliveryHeaders(secret, { id, type: 'webhook.ping' }, body));
   }
 }
