@@ -46,7 +46,9 @@ async function call(method, path, body, token = adminToken) {
     method,
     headers: {
       authorization: `Bearer ${token}`,
-      ...(body ? { 'content-type': 'application/scim+json' } : {}),
+      ...(body
+        ? { 'content-type': path.startsWith('/scim/') ? 'application/scim+json' : 'application/json' }
+        : {}),
     },
     body: body ? JSON.stringify(body) : undefined,
   });

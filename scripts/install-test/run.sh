@@ -23,12 +23,9 @@ echo "npx scimd --version: $version"
 port=$((20000 + RANDOM % 20000))
 PORT=$port DATA_DIR="$work/serve-data" npx --no-install scimd serve >"$work/serve.log" 2>&1 &
 serve_pid=$!
-for _ in $(seq 1 60); do
-  curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break
-  sleep 1
-done
-curl -fsS "http://127.0.0.1:$port/readyz" || { cat "$work/serve.log" >&2; exit 1; }
-echo
+ready() { node -e "fetch('http://127.0.0.1:$port/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"; }
+for _ in $(seq 1 60); do ready && break; sleep 1; done
+ready || { cat "$work/serve.log" >&2; exit 1; }
 echo "npx scimd serve: ready on port $port"
 kill "$serve_pid" && wait "$serve_pid" || true
 
