@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { DEFAULT_RETENTION_DAYS } from './changes/change-feed.js';
+import type { BrandSettings } from './console/brand.js';
 import {
   type DatabaseOptions,
   DEFAULT_POOL_SIZE,
@@ -35,6 +36,8 @@ export interface Config {
   syncActivity: boolean;
   /** No request for this long: an organization's sync health is idle. */
   syncIdleMs: number;
+  /** The console's white label: what customers' setup pages are signed with (read by console/brand.ts). */
+  consoleBrand: BrandSettings;
   webhooks: {
     allowPrivate: boolean;
     timeoutMs: number;
@@ -74,6 +77,25 @@ function boolean(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boole
   if (raw === 'true' || raw === '1') return true;
   if (raw === 'false' || raw === '0') return false;
   throw new Error(`${name} must be true or false, got ${env[name]}`);
+}
+
+/** A short line of text without control characters, or undefined when the variable is unset. */
+function label(env: NodeJS.ProcessEnv, name: string, max: number): string | undefined {
+  const raw = env[name]?.trim();
+  if (!raw) return undefined;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses.
+  if (raw.length > max || /[\u0000-\u001f\u007f]/.test(raw))
+    throw new Error(`${name} must be at most ${max} characters on one line, got ${raw}`);
+  return raw;
+}
+
+/** A CSS colour as #rgb or #rrggbb, or undefined when the variable is unset. */
+function hexColor(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const raw = env[name]?.trim();
+  if (!raw) return undefined;
+  if (!/^#([0-9a-f]{3}|[0-9a-f]{6})$/i.test(raw))
+    throw new Error(`${name} must be a colour written #rrggbb or #rgb, such as #0b57d0, got ${raw}`);
+  return raw;
 }
 
 /** Where the embedded database and the generated admin token live: DATA_DIR, by default ./data. */
@@ -117,6 +139,11 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretKey: env.SCIMD_SECRET_KEY || undefined,
     syncActivity: boolean(env, 'SYNC_ACTIVITY', true),
     syncIdleMs: integer(env, 'SYNC_IDLE_HOURS', 24, 1, 24 * 365) * 3_600_000,
+    consoleBrand: {
+      name: label(env, 'CONSOLE_BRAND_NAME', 60),
+      color: hexColor(env, 'CONSOLE_BRAND_COLOR'),
+      logoPath: env.CONSOLE_BRAND_LOGO?.trim() ? resolve(env.CONSOLE_BRAND_LOGO.trim()) : undefined,
+    },
     webhooks: {
       allowPrivate: boolean(env, 'WEBHOOKS_ALLOW_PRIVATE', false),
       timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
