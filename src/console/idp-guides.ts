@@ -1,5 +1,6 @@
 // The setup walkthroughs a setup link shows an IT admin: how to connect Okta or Microsoft Entra ID to
-// this organization's SCIM base URL, with its URL, custom attributes and group setting filled in.
+// this organization's SCIM base URL, with its URL, custom attributes and group setting filled in. The
+// text is the customer's to read under the operator's brand: it calls the server "this service".
 import { ENTERPRISE_USER_SCHEMA_URN as ENTERPRISE_USER } from '../schema/enterprise-user.js';
 import type { AttributeDef, AttributeType } from '../schema/types.js';
 
@@ -86,11 +87,11 @@ function customPath({ schemaUrn, attribute }: CustomUserAttribute): string {
 
 const isReadOnly = (attr: AttributeDef): boolean => attr.mutability === 'readOnly';
 
-/** A sentence to append when scimd refuses users without the attribute. */
+/** A sentence to append when users without the attribute are refused. */
 const requiredSuffix = (attr: AttributeDef): string =>
-  attr.required ? ' scimd requires a value for every user.' : '';
+  attr.required ? ' This service requires a value for every user.' : '';
 
-const READ_ONLY_NOTE = 'scimd sets this attribute itself (read-only): leave it unmapped.';
+const READ_ONLY_NOTE = 'This service sets this attribute itself (read-only): leave it unmapped.';
 
 // ---------------------------------------------------------------------------------------------
 // Okta
@@ -166,13 +167,13 @@ function oktaMappings(input: GuideInput): AttributeMapping[] {
 function oktaGroups(groupSync: boolean): string[] {
   return groupSync
     ? [
-        'Group sync is on for this organization: scimd accepts groups.',
+        'Group sync is on for this organization: groups are accepted.',
         'Check Push Groups under Provisioning → Integration, then on the Push Groups tab choose ' +
           'Push Groups → Find groups by name, pick each group and Save.',
         'Okta pushes only the members who are assigned to the app, so assign those groups too.',
       ]
     : [
-        'Group sync is off for this organization: scimd refuses group requests (403).',
+        'Group sync is off for this organization: group requests are refused (403).',
         'Leave Push Groups unchecked and do not push any group from the Push Groups tab.',
         'Assigning a group under Assignments is fine: it provisions its members as users, not the group.',
       ];
@@ -202,7 +203,7 @@ function oktaGuide(input: GuideInput): IdpGuide {
       title: 'Enter the SCIM connection',
       text: [
         'Go to Provisioning → Integration → Edit and fill in these two fields.',
-        'Okta finds existing users by userName, which scimd treats case-insensitively.',
+        'Okta finds existing users by userName, which this service compares case-insensitively.',
       ],
       values: [
         { label: 'SCIM connector base URL', value: input.scimBaseUrl },
@@ -251,7 +252,7 @@ function oktaGuide(input: GuideInput): IdpGuide {
     title: 'Assign people and groups',
     text: [
       'On the Assignments tab, use Assign → Assign to People or Assign to Groups.',
-      'Okta creates each assigned user in scimd right away; unassigning a user deactivates them.',
+      'Okta provisions each assigned user right away; unassigning a user deactivates them.',
     ],
   });
   if (input.groupSync) {
@@ -343,13 +344,13 @@ function entraMappings(input: GuideInput): AttributeMapping[] {
 function entraGroups(groupSync: boolean): string[] {
   return groupSync
     ? [
-        'Group sync is on for this organization: scimd accepts groups.',
+        'Group sync is on for this organization: groups are accepted.',
         'Keep Provision Microsoft Entra ID Groups enabled under Mappings, and assign the groups under ' +
           'Users and groups.',
-        'Entra creates each assigned group in scimd and adds its members that are in scope.',
+        'Entra creates each assigned group here and adds its members that are in scope.',
       ]
     : [
-        'Group sync is off for this organization: scimd refuses group requests (403).',
+        'Group sync is off for this organization: group requests are refused (403).',
         'Under Mappings, open Provision Microsoft Entra ID Groups, set Enabled to No and Save.',
         'Assigning a group under Users and groups is fine: it provisions its members as users, ' +
           'not the group.',

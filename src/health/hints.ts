@@ -1,5 +1,6 @@
 // What an IT admin can do about the failed requests an IdP meets most, in a sentence each: chosen by
 // the reason the error carried (http/scim-errors.ts FailureReason), else by its status or scimType.
+// IT admins read them under the operator's brand (the setup page), so they call scimd "this service".
 
 interface Failure {
   readonly status: number;
@@ -33,13 +34,13 @@ const BY_REASON: Readonly<Record<string, string>> = {
 const BY_STATUS: Readonly<Record<number, string>> = {
   401: BY_REASON.token_unknown!,
   405: 'The IdP used a method this endpoint does not take: check the base URL in the IdP ends with the organization id, with nothing after it.',
-  500: 'scimd or its database could not serve the request; the IdP retries it. If it persists, give the operator the request id.',
-  501: 'The IdP asked for what scimd does not offer (Bulk, /Me): turn bulk operations off in the IdP’s settings; the ServiceProviderConfig says bulk is not supported.',
-  503: 'scimd or its database could not serve the request; the IdP retries it. If it persists, give the operator the request id.',
+  500: 'This service or its database could not serve the request; the IdP retries it. If it persists, give the operator the request id.',
+  501: 'The IdP asked for what this service does not offer (Bulk, /Me): turn bulk operations off in the IdP’s settings; the ServiceProviderConfig says bulk is not supported.',
+  503: 'This service or its database could not serve the request; the IdP retries it. If it persists, give the operator the request id.',
 };
 
 const UNIQUENESS =
-  'A user or group with this name already exists: the IdP is creating one scimd already has. Match users on userName in the IdP’s settings, or remove the duplicate.';
+  'A user or group with this name already exists: the IdP is creating one this service already has. Match users on userName in the IdP’s settings, or remove the duplicate.';
 
 /** A sentence on what to do about a failed request, when it is a common one. */
 export function hintFor(failure: Failure): string | undefined {

@@ -254,7 +254,7 @@ describe('sync health', () => {
     expect(hints).toEqual([
       [401, expect.stringMatching(/^The IdP sends a token this organization does not have/)],
       [401, expect.stringMatching(/^The IdP sent no token/)],
-      [501, expect.stringMatching(/^The IdP asked for what scimd does not offer \(Bulk, \/Me\)/)],
+      [501, expect.stringMatching(/^The IdP asked for what this service does not offer \(Bulk, \/Me\)/)],
     ]);
   });
 
