@@ -98,6 +98,22 @@ describe('idpGuide', () => {
     }
   });
 
+  it('never names scimd: the IT admin reads the guide under the operator’s brand', () => {
+    const required = { schemaUrn: ACME, attribute: attr('region', { required: true }) };
+    const readOnly = { schemaUrn: ACME, attribute: attr('badge', { mutability: 'readOnly' }) };
+    for (const idp of IDPS) {
+      for (const groupSync of [false, true]) {
+        const guide = idpGuide(
+          idp,
+          input({ groupSync, customAttributes: [required, readOnly, badges, office] }),
+        );
+        const mappings = guide.mappings.flatMap((m) => [m.idpAttribute, m.note]);
+        const everything = [allText(guide), guide.uniqueIdentifier.note, ...mappings].join('\n');
+        expect(everything).not.toMatch(/scimd/i);
+      }
+    }
+  });
+
   it('keeps every step short and free of markup', () => {
     for (const idp of IDPS) {
       for (const groupSync of [false, true]) {
