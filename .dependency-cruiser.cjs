@@ -1,6 +1,7 @@
 // The house's import rules, checked by `npm run check` (dependency-cruiser): no circles, and imports
 // run one way: entry points → surfaces → domains → schema/filter → the http kit → db and utilities.
-const ENTRY = '^src/(index|cli|app|config|admin-token|receiver|server|start|version|serving-address)[.]ts$|^src/cli/';
+const ENTRY =
+  '^src/(index|cli|app|config|admin-token|receiver|server|start|version|serving-address)[.]ts$|^src/cli/';
 const SURFACES = '^src/(admin|console|scim)/';
 const DOMAINS =
   '^src/(orgs|resources|changes|webhooks|custom-schemas|health|audit|sessions|discovery|metrics)/';

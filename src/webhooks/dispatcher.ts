@@ -6,6 +6,7 @@
 // an endpoint's URL, secret, events or state stops what was read before it: this process's requests
 // for it are cut off before the change is answered, other processes' when they hear of it.
 import { randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import type { Kysely } from 'kysely';
 import type { ChangeFeed } from '../changes/change-feed.js';
 import type { PingDelivery } from '../changes/change-types.js';
@@ -201,6 +202,8 @@ export class WebhookDispatcher {
     readAt: number,
   ): Promise<boolean> {
     const serving: Serving = { stop: new AbortController(), inFlight: new Set() };
+    // Every delivery in flight to the endpoint listens on it: as many as WEBHOOK_CONCURRENCY.
+    setMaxListeners(this.options.concurrency + 1, serving.stop.signal);
     this.serving.set(endpoint.id, serving);
     if ((this.changedAt.get(endpoint.id) ?? 0) > readAt) return true;
     try {
