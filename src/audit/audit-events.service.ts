@@ -1,10 +1,12 @@
 // An organization's audit log as the admin API and the console read it: newest first, by page.
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
+import { isUuid } from '../db/ids.js';
 import type { DB } from '../db/tables.js';
 import { parseBody } from '../http/parse-body.js';
 import { getOrg } from '../orgs/orgs.service.js';
-import { listAudit } from './audit.repository.js';
+import type { AuditEvent, AuditSubject } from './audit.js';
+import { auditSubjects, listAudit } from './audit.repository.js';
 
 const eventsQuery = z.object({
   limit: z.coerce.number().int().min(1).max(500).optional(),
@@ -34,4 +36,30 @@ export async function listEvents(db: Kysely<DB>, orgId: string, query: unknown) 
     until: input.until ? new Date(input.until) : undefined,
   });
   return { events, nextCursor: nextBefore ?? null };
+}
+
+/** The actor `token:<id>` or `setup_link:<id>`: the id it names. */
+const ACTOR_ID = /^(?:token|setup_link):(.+)$/;
+
+/**
+ * The tokens and setup links the events name, as actor or as resource, by id, so a page can name them
+ * rather than show their ids; one that no longer exists is missing.
+ */
+export async function subjectsOf(
+  db: Kysely<DB>,
+  orgId: string,
+  events: readonly AuditEvent[],
+): Promise<ReadonlyMap<string, AuditSubject>> {
+  const ids = new Set<string>();
+  for (const event of events) {
+    const actor = ACTOR_ID.exec(event.actor)?.[1];
+    if (actor) ids.add(actor);
+    if ((event.resourceType === 'Token' || event.resourceType === 'SetupLink') && event.resourceId)
+      ids.add(event.resourceId);
+  }
+  return auditSubjects(
+    db,
+    orgId,
+    [...ids].filter(isUuid).map((id) => id.toLowerCase()),
+  );
 }

@@ -4,7 +4,7 @@ import { param, StatementCache, statement, type Values } from '../db/statement.j
 import type { DB } from '../db/tables.js';
 import { storableText } from '../db/text.js';
 import { batchRows } from '../db/write-batches.js';
-import type { AuditEntry, AuditEvent, AuditQuery } from './audit.js';
+import type { AuditEntry, AuditEvent, AuditQuery, AuditSubject } from './audit.js';
 
 const AUDIT_TABLE_COLUMNS = [
   'org_id',
@@ -135,4 +135,39 @@ export async function listAudit(
     })),
     nextBefore: rows.length > query.limit ? String(page[page.length - 1]!.id) : undefined,
   };
+}
+
+/** `= any(…)` of an array parameter of ids. */
+const anyOf = (name: string) => sql<string>`any(${param(name)}::uuid[])`;
+
+/** The organization's tokens and setup links among some ids: what names them in the audit log. */
+const subjectsStatement = statement((db) =>
+  db
+    .selectFrom('scim_tokens')
+    .select([sql<AuditSubject['kind']>`'token'`.as('kind'), sql<string>`id::text`.as('id'), 'name', 'prefix'])
+    .where('org_id', '=', param('org'))
+    .where('id', '=', anyOf('ids'))
+    .unionAll(
+      db
+        .selectFrom('setup_links')
+        .select([
+          sql<AuditSubject['kind']>`'setup_link'`.as('kind'),
+          sql<string>`id::text`.as('id'),
+          'note as name',
+          'prefix',
+        ])
+        .where('org_id', '=', param('org'))
+        .where('id', '=', anyOf('ids')),
+    ),
+);
+
+/** The tokens and setup links of the organization with these ids (UUIDs), by id; a deleted one is missing. */
+export async function auditSubjects(
+  db: Kysely<DB>,
+  orgId: string,
+  ids: readonly string[],
+): Promise<Map<string, AuditSubject>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await subjectsStatement.run(db, { org: orgId, ids });
+  return new Map(rows.map(({ id, kind, name, prefix }) => [id, { kind, name, prefix }]));
 }

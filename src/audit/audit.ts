@@ -35,6 +35,15 @@ export interface AuditEvent {
   requestId: string | null;
 }
 
+/** A token or a setup link an entry names (as its actor or its resource), as it is now. */
+export interface AuditSubject {
+  readonly kind: 'token' | 'setup_link';
+  /** A token's name; a setup link's note, '' when it has none. */
+  readonly name: string;
+  /** The first characters of its secret, as the console lists it. */
+  readonly prefix: string;
+}
+
 export interface AuditQuery {
   readonly limit: number;
   /** Events older than this id (the previous page's last). */

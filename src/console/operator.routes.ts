@@ -2,8 +2,8 @@
 // links, settings, activity and webhooks. Every action goes through the admin services and the audit
 // log, as the admin API's does.
 import type Router from '@koa/router';
-import type { Context } from 'koa';
-import { listEvents } from '../audit/audit-events.service.js';
+import type { Context, Middleware } from 'koa';
+import { listEvents, subjectsOf } from '../audit/audit-events.service.js';
 import { latestChanges } from '../changes/changes.repository.js';
 import * as schemas from '../custom-schemas/schemas.service.js';
 import { orgHealth } from '../health/sync-health.service.js';
@@ -16,10 +16,12 @@ import * as tokens from '../orgs/tokens.service.js';
 import * as webhooks from '../webhooks/webhooks.service.js';
 import type { ConsoleState, ConsoleTools } from './console-deps.js';
 import { checked, field, fields, seeOther, sendPage } from './respond.js';
+import { activityPage } from './views/activity.js';
+import { confirmRevokeLinkPage, confirmRevokeTokenPage, recentlyUsed } from './views/confirm.js';
 import { readable } from './views/layout.js';
 import {
-  activityPage,
   type OrgSummary,
+  operatorNav,
   orgPage,
   orgsPage,
   type Revealed,
@@ -27,6 +29,7 @@ import {
   webhookPage,
   webhooksPage,
 } from './views/operator.js';
+import { count } from './views/words.js';
 
 /** Organizations whose health the front page reads at once. */
 const HEALTH_READS_AT_ONCE = 4;
@@ -45,7 +48,7 @@ export function registerOperatorRoutes(router: Router<ConsoleState>, tools: Cons
     const wait = tools.signInThrottle.retryAfterSeconds(ctx.ip);
     if (wait !== undefined) {
       ctx.set('Retry-After', String(wait));
-      const why = `Too many wrong admin tokens from this address: try again in ${wait} seconds.`;
+      const why = `Too many wrong admin tokens from this address: try again in ${count(wait, 'second')}.`;
       return sendPage(ctx, signInPage(why), 429);
     }
     if (!isAdminToken(field(ctx, 'adminToken'))) {
@@ -164,14 +167,50 @@ export function registerOperatorRoutes(router: Router<ConsoleState>, tools: Cons
     });
   });
 
-  router.post('/orgs/:orgId/tokens/:tokenId/revoke', audited('token.revoke', 'tokenId'), async (ctx) => {
-    const { orgId, tokenId } = ctx.params as { orgId: string; tokenId: string };
-    const force = checked(ctx, 'force');
-    await changeOrgAuth(db, tools.tokenChecks, orgId, (trx) =>
-      tokens.revokeToken(trx, orgId, tokenId, force ? { force } : {}),
-    );
-    seeOther(ctx, `/console/orgs/${orgId}?done=token-revoked#tokens`);
-  });
+  /**
+   * Revoking a token used in the last 24 hours, or a setup link, takes a form's `confirm`: without it
+   * (no script to ask first) the answer is a page asking, and nothing is revoked or audited.
+   */
+  const confirmFirst =
+    (ask: (ctx: Context, orgId: string) => Promise<string | undefined>): Middleware =>
+    async (ctx, next) => {
+      const question = checked(ctx, 'confirm') ? undefined : await ask(ctx, orgIdOf(ctx));
+      if (question === undefined) return next();
+      sendPage(ctx, question);
+    };
+
+  router.post(
+    '/orgs/:orgId/tokens/:tokenId/revoke',
+    confirmFirst(async (ctx, orgId) => {
+      const { tokenId } = ctx.params as { tokenId: string };
+      await tools.activity.flush();
+      const now = new Date();
+      const token = (await tokens.listTokens(db, orgId)).find((t) => t.id === tokenId.toLowerCase());
+      // One unknown, revoked already or idle is left to the service (404, nothing to do, or done).
+      if (!token || token.revokedAt) return undefined;
+      const view = tokens.renderToken(token);
+      if (!recentlyUsed(view, now)) return undefined;
+      const org = admin.renderOrg(await admin.getOrg(db, orgId), publicUrl);
+      const force = checked(ctx, 'force');
+      return confirmRevokeTokenPage({
+        csrf: csrf(ctx),
+        nav: operatorNav(csrf(ctx)),
+        org,
+        token: view,
+        force,
+        now,
+      });
+    }),
+    audited('token.revoke', 'tokenId'),
+    async (ctx) => {
+      const { orgId, tokenId } = ctx.params as { orgId: string; tokenId: string };
+      const force = checked(ctx, 'force');
+      await changeOrgAuth(db, tools.tokenChecks, orgId, (trx) =>
+        tokens.revokeToken(trx, orgId, tokenId, force ? { force } : {}),
+      );
+      seeOther(ctx, `/console/orgs/${orgId}?done=token-revoked#tokens`);
+    },
+  );
 
   router.post('/orgs/:orgId/setup-links', audited('setup_link.create', 'created'), async (ctx) => {
     const orgId = orgIdOf(ctx);
@@ -198,6 +237,20 @@ export function registerOperatorRoutes(router: Router<ConsoleState>, tools: Cons
 
   router.post(
     '/orgs/:orgId/setup-links/:linkId/revoke',
+    confirmFirst(async (ctx, orgId) => {
+      const { linkId } = ctx.params as { linkId: string };
+      const { setupLinks: links } = await setupLinks.listSetupLinks(db, orgId);
+      const link = links.find((l) => l.id === linkId.toLowerCase());
+      if (link?.state !== 'active') return undefined;
+      const org = admin.renderOrg(await admin.getOrg(db, orgId), publicUrl);
+      return confirmRevokeLinkPage({
+        csrf: csrf(ctx),
+        nav: operatorNav(csrf(ctx)),
+        org,
+        link,
+        now: new Date(),
+      });
+    }),
     audited('setup_link.revoke', 'linkId'),
     async (ctx) => {
       const { orgId, linkId } = ctx.params as { orgId: string; linkId: string };
@@ -230,6 +283,7 @@ export function registerOperatorRoutes(router: Router<ConsoleState>, tools: Cons
       org: admin.renderOrg(org, publicUrl),
       failures: current.recentFailures,
       events: audit.events,
+      subjects: await subjectsOf(db, orgId, audit.events),
       nextCursor: audit.nextCursor,
       filter,
       changes,

@@ -329,8 +329,8 @@ describe('console: an operator', () => {
     expect(activity.text).toContain('org.update');
     expect(activity.text).toContain('user.create');
     const filtered = await op.get(`/console/orgs/${t.orgId}/activity?resourceId=${t.orgId}`).expect(200);
-    expect(filtered.text).toContain('<td>org.update</td>');
-    expect(filtered.text).not.toContain('<td>user.create</td>');
+    expect(filtered.text).toContain('<div>org.update</div>');
+    expect(filtered.text).not.toContain('<div>user.create</div>');
 
     const hook = await harness
       .admin('post', '/webhooks')
@@ -339,7 +339,9 @@ describe('console: an operator', () => {
     const list = await op.get('/console/webhooks').expect(200);
     expect(list.text).toContain('https://hooks.example.com/scimd');
     const deliveries = await op.get(`/console/webhooks/${hook.body.id}`).expect(200);
-    expect(deliveries.text).toContain('Deliveries to https://hooks.example.com/scimd');
+    expect(deliveries.text).toContain(
+      'Deliveries to <span class="long">https://hooks.example.com/scimd</span>',
+    );
     expect(deliveries.text).not.toContain(hook.body.secret);
   });
 
@@ -490,5 +492,95 @@ describe('console: a setup link', () => {
     await harness
       .admin('post', `/orgs/${org.id}/setup-links/00000000-0000-4000-8000-000000000000/revoke`)
       .expect(404);
+  });
+});
+
+describe('console: asking before revoking', () => {
+  const tokensOf = async (orgId: string): Promise<Json[]> =>
+    (await harness.admin('get', `/orgs/${orgId}/tokens`).expect(200)).body.tokens;
+
+  it('answers a revoke of a token used in the last day without `confirm` with a page asking, and revokes nothing', async () => {
+    const op = await signIn();
+    const t = await harness.tenant();
+    await t.get('/Users').expect(200);
+    const [token] = await tokensOf(t.orgId);
+    const listed = await op.get(`/console/orgs/${t.orgId}`).expect(200);
+    expect(listed.text).toContain(`data-confirm="Revoke the token “${token.name}”?"`);
+
+    const asked = await op.post(`/console/orgs/${t.orgId}/tokens/${token.id}/revoke`).expect(200);
+    expect(asked.text).toContain(`<h1>Revoke the token “${token.name}”?</h1>`);
+    expect(asked.text).toMatch(/It was last used (just now|\d+ minutes? ago)/);
+    expect(asked.text).toContain('<input type="hidden" name="confirm" value="true">');
+    expect((await tokensOf(t.orgId))[0].revokedAt).toBeNull();
+    expect((await auditOf(t.orgId)).map((e) => e.action)).not.toContain('token.revoke');
+
+    await op.post(`/console/orgs/${t.orgId}/tokens/${token.id}/revoke`, { confirm: 'true' }).expect(303);
+    expect((await tokensOf(t.orgId))[0].revokedAt).not.toBeNull();
+    const revokes = (await auditOf(t.orgId)).filter((e) => e.action === 'token.revoke');
+    expect(revokes.map((e) => e.status)).toEqual([200]);
+  });
+
+  it('revokes at once a token that has not been used for a day', async () => {
+    const op = await signIn();
+    const t = await harness.tenant();
+    await t.get('/Users').expect(200);
+    const [token] = await tokensOf(t.orgId);
+    // The page writes the use it was waiting to write; then the use is made a day old.
+    await op.get(`/console/orgs/${t.orgId}`).expect(200);
+    await sql`update scim_tokens set last_used_at = now() - interval '25 hours' where id = ${token.id}`.execute(
+      harness.database.db,
+    );
+    const page = await op.get(`/console/orgs/${t.orgId}`).expect(200);
+    expect(page.text).not.toContain('data-confirm=');
+    await op.post(`/console/orgs/${t.orgId}/tokens/${token.id}/revoke`).expect(303);
+    expect((await tokensOf(t.orgId))[0].revokedAt).not.toBeNull();
+  });
+
+  it('asks before revoking a setup link, naming it and saying when it was last opened', async () => {
+    const op = await signIn();
+    const org = await harness.createOrg({ name: 'Vandelay' });
+    const link = await newSetupLink(org.id);
+    const asked = await op.post(`/console/orgs/${org.id}/setup-links/${link.id}/revoke`).expect(200);
+    expect(asked.text).toMatch(/<h1>Revoke the setup link scimdsetup_[\w-]+… \(for IT\)\?<\/h1>/);
+    expect(asked.text).toContain('It has not been opened yet.');
+    const listed = async () =>
+      (await harness.admin('get', `/orgs/${org.id}/setup-links`).expect(200)).body.setupLinks[0];
+    expect((await listed()).state).toBe('active');
+
+    await op.post(`/console/orgs/${org.id}/setup-links/${link.id}/revoke`, { confirm: 'true' }).expect(303);
+    expect((await listed()).state).toBe('revoked');
+  });
+});
+
+describe('console: the audit log', () => {
+  /** A page's text without its tags (so without the ids in its links). */
+  const textOf = (page: string) => page.replace(/<[^>]*>/g, '');
+
+  it('names tokens and setup links, a deleted token as such, and counts in words', async () => {
+    const op = await signIn();
+    const org = await harness.createOrg({ name: 'Kramerica', groupSync: true });
+    const secret = await harness.createToken(org.id, { name: 'Okta production' });
+    const tenant = await harness.tenantOf(org.id, secret);
+    await tenant.post('/Users', { schemas: [USER], userName: 'kramer@example.com' }).expect(201);
+    await tenant
+      .post('/Groups', { schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'], displayName: 'Sales' })
+      .expect(201);
+    const link = await newSetupLink(org.id);
+    await openLink(link.url);
+    const [token] = (await harness.admin('get', `/orgs/${org.id}/tokens`).expect(200)).body.tokens;
+
+    const activity = textOf((await op.get(`/console/orgs/${org.id}/activity`).expect(200)).text);
+    expect(activity).toContain('token “Okta production”');
+    expect(activity).toContain('an IT admin, with setup link “for IT”');
+    expect(activity).toContain('the admin API');
+    expect(activity).not.toContain(token.id);
+    expect(activity).not.toContain(link.id);
+    const orgPage = textOf((await op.get(`/console/orgs/${org.id}`).expect(200)).text);
+    expect(orgPage).toContain('1 active user, 0 inactive users, 0 deprovisioned users; 1 group');
+
+    await sql`delete from scim_tokens where id = ${token.id}`.execute(harness.database.db);
+    const after = textOf((await op.get(`/console/orgs/${org.id}/activity`).expect(200)).text);
+    expect(after).toContain(`a deleted token ${token.id.slice(0, 8)}…`);
+    expect(after).not.toContain('Okta production');
   });
 });

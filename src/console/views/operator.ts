@@ -1,7 +1,6 @@
 // The operator's pages: organizations with their sync health, one organization (base URL, tokens,
-// setup links, settings, schemas), its activity (failed requests, audit log, changes), webhooks.
+// setup links, settings, schemas), webhooks; its activity is in activity.ts.
 
-import type { AuditEvent } from '../../audit/audit.js';
 import type { SchemaView } from '../../custom-schemas/schemas.service.js';
 import type { OrgHealth as Health } from '../../health/sync-health.service.js';
 import type { OrgView } from '../../orgs/orgs.service.js';
@@ -9,7 +8,10 @@ import type { SetupLinkView } from '../../orgs/setup-links.service.js';
 import type { renderToken } from '../../orgs/tokens.service.js';
 import type { DeliveryView } from '../../webhooks/deliveries.repository.js';
 import { type Html, html } from '../html.js';
+import { askFirst, recentlyUsed, revokeLinkQuestion, revokeTokenQuestion } from './confirm.js';
 import { badge, copyable, csrfField, notice, page, revealed, when } from './layout.js';
+import { dataTable } from './table.js';
+import { count, withLongTokens } from './words.js';
 
 type TokenView = ReturnType<typeof renderToken> & { expiresSoon?: boolean };
 
@@ -39,11 +41,6 @@ export interface OrgSummary {
 }
 
 export function orgsPage(csrf: string, orgs: readonly OrgSummary[]): string {
-  const rows = orgs.map(
-    ({ org, state, lastRequestAt }) => html`<tr>
-<td><a href="/console/orgs/${org.id}">${org.name}</a></td><td>${badge(state)}</td><td>${when(lastRequestAt)}</td>
-<td>${org.groupSync ? 'on' : 'off'}</td><td>${org.deprovisioning}</td></tr>`,
-  );
   return page({
     title: 'Organizations',
     nav: operatorNav(csrf),
@@ -51,10 +48,16 @@ export function orgsPage(csrf: string, orgs: readonly OrgSummary[]): string {
 ${
   orgs.length === 0
     ? html`<p>No organization yet: create the first below.</p>`
-    : html`<div class="table-wrap"><table>
-<thead><tr><th scope="col">Name</th><th scope="col">Sync health</th><th scope="col">Last request</th>
-<th scope="col">Group sync</th><th scope="col">Deprovisioning</th></tr></thead>
-<tbody>${rows}</tbody></table></div>`
+    : dataTable(
+        ['Name', 'Sync health', 'Last request', 'Group sync', 'Deprovisioning'],
+        orgs.map(({ org, state, lastRequestAt }) => [
+          html`<a href="/console/orgs/${org.id}">${org.name}</a>`,
+          badge(state),
+          when(lastRequestAt),
+          org.groupSync ? 'on' : 'off',
+          org.deprovisioning,
+        ]),
+      )
 }
 <h2 id="new-org">New organization</h2>
 <form class="stack" method="post" action="/console/orgs">${csrfField(csrf)}
@@ -142,27 +145,32 @@ ${schemasList(data.schemas)}`,
 
 function healthSummary(health: Health): Html {
   const { users } = health;
-  return html`<p>${badge(health.state)} ${health.reasons.join(' ')}</p>
+  return html`<p>${badge(health.state)} ${withLongTokens(health.reasons.join(' '))}</p>
 <dl class="facts">
 <dt>Last request</dt><dd>${when(health.lastRequestAt)}</dd>
 <dt>Last success</dt><dd>${when(health.lastSuccessAt)}</dd>
-${users ? html`<dt>People</dt><dd>${users.active} active, ${users.inactive} inactive, ${users.deprovisioned} deprovisioned users; ${health.groups} groups</dd>` : ''}
+${users ? html`<dt>People</dt><dd>${count(users.active, 'active user')}, ${count(users.inactive, 'inactive user')}, ${count(users.deprovisioned, 'deprovisioned user')}; ${count(health.groups ?? 0, 'group')}</dd>` : ''}
 </dl>`;
 }
 
 function setupLinksTable(csrf: string, orgId: string, links: readonly SetupLinkView[]): Html {
   if (links.length === 0) return html`<p class="muted">No setup link yet.</p>`;
-  return html`<div class="table-wrap"><table>
-<thead><tr><th scope="col">Link</th><th scope="col">State</th><th scope="col">Note</th><th scope="col">Expires</th>
-<th scope="col">Last opened</th><th scope="col"><span class="muted">Action</span></th></tr></thead>
-<tbody>${links.map(
-    (link) => html`<tr><td><code>${link.prefix}…</code></td><td>${badge(link.state)}</td><td>${link.note}</td>
-<td>${when(link.expiresAt)}</td><td>${when(link.lastOpenedAt)}</td><td>${
-      link.state === 'active'
-        ? html`<form class="inline" method="post" action="/console/orgs/${orgId}/setup-links/${link.id}/revoke">${csrfField(csrf)}<button class="danger" aria-label="Revoke setup link ${link.prefix}">Revoke</button></form>`
-        : ''
-    }</td></tr>`,
-  )}</tbody></table></div>`;
+  const now = new Date();
+  const revoke = (link: SetupLinkView) =>
+    link.state === 'active'
+      ? html`<form class="inline" method="post" action="/console/orgs/${orgId}/setup-links/${link.id}/revoke"${askFirst(revokeLinkQuestion(link, now))}>${csrfField(csrf)}<button class="danger" aria-label="Revoke setup link ${link.prefix}">Revoke</button></form>`
+      : '';
+  return dataTable(
+    ['Link', 'State', 'Note', 'Expires', 'Last opened', { label: 'Action', actions: true }],
+    links.map((link) => [
+      html`<code class="prefix">${link.prefix}…</code>`,
+      badge(link.state),
+      link.note,
+      when(link.expiresAt),
+      when(link.lastOpenedAt),
+      revoke(link),
+    ]),
+  );
 }
 
 function tokenState(token: TokenView): string {
@@ -174,30 +182,41 @@ function tokenState(token: TokenView): string {
 function tokensTable(csrf: string, orgId: string, tokens: readonly TokenView[]): Html {
   if (tokens.length === 0)
     return html`<p class="muted">No token yet: create one below, or send a setup link and let the IT admin create it.</p>`;
+  const now = new Date();
+  const replacementOf = (id: string) => {
+    const replacement = tokens.find((t) => t.id === id);
+    return replacement ? html`<code class="prefix">${replacement.prefix}…</code>` : 'another token';
+  };
   const actions = (token: TokenView) => {
     if (tokenState(token) !== 'active') return '';
     const base = `/console/orgs/${orgId}/tokens/${token.id}`;
     const rotate = token.replacedBy
-      ? html`<p class="muted">Rotated: its replacement is <code>${token.replacedBy}</code>.</p>`
+      ? html`<p class="muted">Rotated: its replacement is ${replacementOf(token.replacedBy)}.</p>`
       : html`<form class="row" method="post" action="${base}/rotate">${csrfField(csrf)}
 <label>Old token keeps working <select name="overlapSeconds"><option value="">until revoked</option>
 <option value="3600">1 more hour</option><option value="86400">1 more day</option><option value="604800">7 more days</option></select></label>
-<button class="secondary">Rotate</button></form>`;
-    return html`${rotate}<form class="row" method="post" action="${base}/revoke">${csrfField(csrf)}
+<button class="secondary" aria-label="Rotate token ${token.name}">Rotate</button></form>`;
+    const ask = recentlyUsed(token, now) ? askFirst(revokeTokenQuestion(token, now)) : '';
+    return html`${rotate}<form class="row" method="post" action="${base}/revoke"${ask}>${csrfField(csrf)}
 ${token.replacedBy ? html`<label class="check"><input type="checkbox" name="force" value="true"> even though its replacement has not served a successful request yet</label>` : ''}
 <button class="danger" aria-label="Revoke token ${token.name}">Revoke</button></form>`;
   };
   return html`<p class="muted">Rotation gives a new token with the same name and scopes; the old one works on until revoked
 (or for the overlap chosen). A rotated token cannot be revoked before its replacement has served a successful request,
-so the IdP is never left without a working token, unless you say so.</p>
-<div class="table-wrap"><table>
-<thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Scopes</th><th scope="col">State</th>
-<th scope="col">Expires</th><th scope="col">Last used</th><th scope="col"><span class="muted">Actions</span></th></tr></thead>
-<tbody>${tokens.map(
-    (t) => html`<tr><td>${t.name}</td><td><code>${t.prefix}…</code></td><td>${t.scopes.join(', ')}</td>
-<td>${badge(tokenState(t))}${t.expiresSoon ? html` ${badge('token_expiring')}` : ''}</td><td>${when(t.expiresAt)}</td>
-<td>${when(t.lastUsedAt)}</td><td>${actions(t)}</td></tr>`,
-  )}</tbody></table></div>`;
+so the IdP is never left without a working token, unless you say so. Revoking a token used in the last 24 hours asks
+first.</p>
+${dataTable(
+  ['Name', 'Prefix', 'Scopes', 'State', 'Expires', 'Last used', { label: 'Actions', actions: true }],
+  tokens.map((t) => [
+    t.name,
+    html`<code class="prefix">${t.prefix}…</code>`,
+    t.scopes.join(', '),
+    html`${badge(tokenState(t))}${t.expiresSoon ? html` ${badge('token_expiring')}` : ''}`,
+    when(t.expiresAt),
+    when(t.lastUsedAt),
+    actions(t),
+  ]),
+)}`;
 }
 
 function schemasList(schemas: readonly SchemaView[]): Html {
@@ -213,70 +232,6 @@ Add one with <code>scimd schema put ORG FILE.json</code> or <code>PUT /admin/v1/
   })}</ul>`;
 }
 
-interface ChangeRow {
-  readonly position: string;
-  readonly type: string;
-  readonly resourceId: string;
-  readonly occurredAt: Date;
-}
-
-export interface ActivityPageData {
-  readonly csrf: string;
-  readonly org: OrgView;
-  readonly failures: Health['recentFailures'];
-  readonly events: readonly AuditEvent[];
-  readonly nextCursor: string | null;
-  readonly filter: { resourceId: string; since: string; until: string };
-  readonly changes: readonly ChangeRow[];
-}
-
-export function activityPage(data: ActivityPageData): string {
-  const { org, filter } = data;
-  const base = `/console/orgs/${org.id}/activity`;
-  const filterQuery = new URLSearchParams(Object.entries(filter).filter(([, v]) => v !== '')).toString();
-  const next = data.nextCursor
-    ? html`<a href="${base}?${filterQuery ? `${filterQuery}&` : ''}cursor=${data.nextCursor}">Older entries</a>`
-    : '';
-  return page({
-    title: `${org.name}: activity`,
-    nav: operatorNav(data.csrf),
-    body: html`<h1>${org.name}: activity</h1>
-<p class="lead"><a href="/console/orgs/${org.id}">Back to the organization</a></p>
-<h2>Failed requests</h2>
-${failuresList(data.failures)}
-<h2 id="audit">Audit log</h2>
-<form class="row" method="get" action="${base}">
-<label>Resource id <input name="resourceId" value="${filter.resourceId}"></label>
-<label>Since <input type="datetime-local" name="since" value="${filter.since}"></label>
-<label>Until <input type="datetime-local" name="until" value="${filter.until}"></label>
-<button class="secondary">Filter</button>
-</form>
-${
-  data.events.length === 0
-    ? html`<p class="muted">No entry.</p>`
-    : html`<div class="table-wrap"><table>
-<thead><tr><th scope="col">At</th><th scope="col">Actor</th><th scope="col">Action</th><th scope="col">Resource</th>
-<th scope="col">Status</th><th scope="col">Request</th></tr></thead>
-<tbody>${data.events.map(
-        (e) => html`<tr><td>${when(e.at)}</td><td><code>${e.actor}</code></td><td>${e.action}</td>
-<td>${e.resourceType ?? ''} <code>${e.resourceId ?? ''}</code></td><td>${e.status}</td><td><code>${e.requestId ?? ''}</code></td></tr>`,
-      )}</tbody></table></div>`
-}
-<div class="pager">${next}</div>
-<h2 id="changes">Latest changes</h2>
-${
-  data.changes.length === 0
-    ? html`<p class="muted">No change in the feed yet.</p>`
-    : html`<div class="table-wrap"><table>
-<thead><tr><th scope="col">Position</th><th scope="col">At</th><th scope="col">Type</th><th scope="col">Resource</th></tr></thead>
-<tbody>${data.changes.map(
-        (c) =>
-          html`<tr><td>${c.position}</td><td>${when(c.occurredAt)}</td><td>${c.type}</td><td><code>${c.resourceId}</code></td></tr>`,
-      )}</tbody></table></div>`
-}`,
-  });
-}
-
 /** The failed requests with what to change: the operator's activity page and the setup link's panel. */
 export function failuresList(failures: Health['recentFailures']): Html {
   if (failures.length === 0) return html`<p class="muted">No failed request.</p>`;
@@ -284,8 +239,8 @@ export function failuresList(failures: Health['recentFailures']): Html {
     (
       f,
     ) => html`<li class="failure"><p>${when(f.at)} <code>${f.method} ${f.path}</code> → <strong>${f.status}</strong>
-${f.scimType ? html`<code>${f.scimType}</code>` : ''}: ${f.detail}</p>
-${f.hint ? html`<p class="hint"><strong>What to do:</strong> ${f.hint}</p>` : ''}</li>`,
+${f.scimType ? html`<code>${f.scimType}</code>` : ''}: ${withLongTokens(f.detail)}</p>
+${f.hint ? html`<p class="hint"><strong>What to do:</strong> ${withLongTokens(f.hint)}</p>` : ''}</li>`,
   )}</ul>`;
 }
 
@@ -309,15 +264,15 @@ deliveries go.</p>
 ${
   endpoints.length === 0
     ? html`<p class="muted">No endpoint.</p>`
-    : html`<div class="table-wrap"><table>
-<thead><tr><th scope="col">URL</th><th scope="col">State</th><th scope="col">Organization</th><th scope="col">Events</th></tr></thead>
-<tbody>${endpoints.map(
-        (
-          e,
-        ) => html`<tr><td><a href="/console/webhooks/${e.id}">${e.url}</a><br><span class="muted">${e.description}</span></td>
-<td>${badge(e.state)}</td><td>${e.orgId ? html`<a href="/console/orgs/${e.orgId}">${e.orgId}</a>` : 'all'}</td>
-<td>${e.events.join(', ')}</td></tr>`,
-      )}</tbody></table></div>`
+    : dataTable(
+        ['URL', 'State', 'Organization', 'Events'],
+        endpoints.map((e) => [
+          html`<a class="long" href="/console/webhooks/${e.id}">${e.url}</a>${e.description ? html`<br><span class="muted">${e.description}</span>` : ''}`,
+          badge(e.state),
+          e.orgId ? html`<a href="/console/orgs/${e.orgId}"><code>${e.orgId}</code></a>` : 'all',
+          e.events.join(', '),
+        ]),
+      )
 }`,
   });
 }
@@ -331,22 +286,25 @@ export function webhookPage(
   return page({
     title: 'Webhook deliveries',
     nav: operatorNav(csrf),
-    body: html`<h1>Deliveries to ${endpoint.url}</h1>
-<p class="lead">${badge(endpoint.state)} ${endpoint.disabledReason ?? ''} · ${endpoint.pending} pending ·
+    body: html`<h1>Deliveries to <span class="long">${endpoint.url}</span></h1>
+<p class="lead">${badge(endpoint.state)} ${endpoint.disabledReason ?? ''} · ${count(endpoint.pending, 'delivery', 'deliveries')} pending ·
 <a href="/console/webhooks">All endpoints</a></p>
 ${
   deliveries.length === 0
     ? html`<p class="muted">No delivery yet.</p>`
-    : html`<div class="table-wrap"><table>
-<thead><tr><th scope="col">Change</th><th scope="col">Type</th><th scope="col">State</th><th scope="col">Attempts</th>
-<th scope="col">Last status</th><th scope="col">Latency</th><th scope="col">Error</th><th scope="col">Next attempt</th></tr></thead>
-<tbody>${deliveries.map(
-        (
-          d,
-        ) => html`<tr><td>${d.position}</td><td>${d.type}</td><td>${badge(d.state)}</td><td>${d.attempts}</td>
-<td>${d.lastStatus ?? ''}</td><td>${d.lastLatencyMs === null ? '' : `${d.lastLatencyMs} ms`}</td><td>${d.lastError ?? ''}</td>
-<td>${d.nextAttemptAt ? when(d.nextAttemptAt) : ''}</td></tr>`,
-      )}</tbody></table></div>`
+    : dataTable(
+        ['Change', 'Type', 'State', 'Attempts', 'Last status', 'Latency', 'Error', 'Next attempt'],
+        deliveries.map((d) => [
+          d.position,
+          d.type,
+          badge(d.state),
+          d.attempts,
+          d.lastStatus ?? '',
+          d.lastLatencyMs === null ? '' : `${d.lastLatencyMs} ms`,
+          d.lastError ? withLongTokens(d.lastError) : '',
+          d.nextAttemptAt ? when(d.nextAttemptAt) : '',
+        ]),
+      )
 }
 <div class="pager">${nextCursor ? html`<a href="/console/webhooks/${endpoint.id}?before=${nextCursor}">Older deliveries</a>` : ''}</div>`,
   });
