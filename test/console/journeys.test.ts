@@ -1,13 +1,16 @@
-// The console's two journeys in headless Chromium (Debian's `chromium`, driven by playwright-core):
+// The console's journeys in headless Chromium (Debian's `chromium`, driven by playwright-core):
 // an operator creates an organization, a token and a setup link; an IT admin opens a link, chooses
 // Entra, reveals a token, and watches Entra's first requests turn the indicator green and a failed
-// request appear with its hint. Screenshots go to CONSOLE_SCREENSHOTS (the README's come from there).
+// request appear with its hint; the operator's pages ask before revoking, name tokens in the audit
+// log, and fit a phone, each page they visit passing axe.ts's checks. Screenshots go to
+// CONSOLE_SCREENSHOTS (the README's come from there).
 import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIVE_ADMIN_TOKEN, useLiveServer } from '../conformance/live-server.js';
+import { expectAccessible, expectNoSidewaysScroll, expectWholeWords } from './axe.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const haveChromium = existsSync(CHROMIUM);
@@ -18,6 +21,13 @@ const SHOTS = process.env.CONSOLE_SCREENSHOTS ?? mkdtempSync(join(tmpdir(), 'sci
 mkdirSync(SHOTS, { recursive: true });
 const LAPTOP = { width: 1280, height: 860 };
 const PHONE = { width: 390, height: 844 };
+
+/** What every page a journey visits must be (axe.ts): accessible, with no sideways scroll, no word broken. */
+async function checkPage(page: Page): Promise<void> {
+  await expectAccessible(page);
+  await expectNoSidewaysScroll(page);
+  await expectWholeWords(page);
+}
 
 describe.skipIf(!haveChromium)('the console in headless Chromium', () => {
   const live = useLiveServer();
@@ -50,8 +60,11 @@ describe.skipIf(!haveChromium)('the console in headless Chromium', () => {
   };
 
   /** A page that fails the test on any script error or refused resource (a CSP violation included). */
-  async function newPage(viewport = LAPTOP): Promise<{ page: Page; problems: string[] }> {
-    const context = await browser.newContext({ viewport });
+  async function newPage(
+    viewport = LAPTOP,
+    options: BrowserContextOptions = {},
+  ): Promise<{ page: Page; problems: string[] }> {
+    const context = await browser.newContext({ viewport, ...options });
     const page = await context.newPage();
     const problems: string[] = [];
     page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
@@ -65,9 +78,11 @@ describe.skipIf(!haveChromium)('the console in headless Chromium', () => {
     const { page, problems } = await newPage();
     await page.goto(`${live.origin}/console`);
     expect(new URL(page.url()).pathname).toBe('/console/sign-in');
+    await checkPage(page);
     await page.getByLabel('Admin token').fill(LIVE_ADMIN_TOKEN);
     await page.keyboard.press('Enter');
     await page.waitForURL(`${live.origin}/console`);
+    await checkPage(page);
 
     await page.getByLabel('Name').fill('Acme Corporation');
     await page.getByLabel('Group sync (accept groups from the IdP)').check();
@@ -90,11 +105,13 @@ describe.skipIf(!haveChromium)('the console in headless Chromium', () => {
     await page.getByRole('button', { name: 'Create setup link' }).click();
     const link = (await page.locator('#revealed-secret').textContent())!.trim();
     expect(link).toMatch(new RegExp(`^${live.origin}/console/link/scimdsetup_[\\w-]{43}$`));
+    await checkPage(page);
     await page.screenshot({ path: join(SHOTS, 'operator-organization.png'), fullPage: true });
 
     // The list of organizations shows its health at a glance.
     await page.getByRole('link', { name: 'Organizations' }).click();
     expect(await page.getByRole('row', { name: /Acme Corporation/ }).textContent()).toContain('Healthy');
+    await checkPage(page);
     await page.screenshot({ path: join(SHOTS, 'operator-organizations.png'), fullPage: true });
 
     await page.getByRole('button', { name: 'Sign out' }).click();
@@ -194,5 +211,177 @@ describe.skipIf(!haveChromium)('the console in headless Chromium', () => {
     expect(overflow).toBeLessThanOrEqual(0);
     await small.screenshot({ path: join(SHOTS, 'setup-okta-phone.png'), fullPage: false });
     expect(problems).toEqual([]);
+  });
+
+  describe('the operator’s pages: accessible, whole on a phone, asking before revoking', () => {
+    const GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group';
+
+    /** A signed-in operator's page; `{ javaScriptEnabled: false }` for a browser without the script. */
+    async function operator(viewport = LAPTOP, options: BrowserContextOptions = {}) {
+      const opened = await newPage(viewport, options);
+      await opened.page.goto(`${live.origin}/console/sign-in`);
+      await opened.page.getByLabel('Admin token').fill(LIVE_ADMIN_TOKEN);
+      await opened.page.getByRole('button', { name: 'Sign in' }).click();
+      await opened.page.waitForURL(`${live.origin}/console`);
+      return opened;
+    }
+
+    /**
+     * An organization with everything its pages show: a token in use, a rotated one, people, a
+     * failed request with its hint, a custom schema, a setup link and a webhook endpoint.
+     */
+    async function busyOrg(name: string) {
+      const org = await admin('POST', '/orgs', { name, groupSync: true });
+      const urn = 'urn:ietf:params:scim:schemas:extension:initech:2.0:User';
+      await admin('PUT', `/orgs/${org.id}/schemas/${urn}`, {
+        id: urn,
+        name: 'Initech',
+        attributes: [{ name: 'costCenter', type: 'string' }],
+      });
+      const okta = await admin('POST', `/orgs/${org.id}/tokens`, { name: 'Okta production' });
+      const entra = await admin('POST', `/orgs/${org.id}/tokens`, { name: 'Entra pilot' });
+      const scim = (token: string, method: string, path: string, body?: unknown) =>
+        fetch(`${org.scimBaseUrl}${path}`, {
+          method,
+          headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/scim+json' },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+      const created = await scim(okta.token, 'POST', '/Users', {
+        schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+        userName: 'ada@initech.example',
+        name: { givenName: 'Ada', familyName: 'Lovelace' },
+      });
+      expect(created.status).toBe(201);
+      const { id } = (await created.json()) as { id: string };
+      expect(
+        (await scim(okta.token, 'POST', '/Groups', { schemas: [GROUP], displayName: 'Engineering' })).status,
+      ).toBe(201);
+      const unknownAttribute = {
+        schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+        Operations: [
+          {
+            op: 'replace',
+            path: 'urn:ietf:params:scim:schemas:extension:acme:2.0:User:division',
+            value: 'R&D',
+          },
+        ],
+      };
+      expect((await scim(okta.token, 'PATCH', `/Users/${id}`, unknownAttribute)).status).toBe(400);
+      expect((await scim(entra.token, 'GET', '/Users')).status).toBe(200);
+      await admin('POST', `/orgs/${org.id}/tokens/${entra.id}/rotate`, {});
+      await admin('POST', `/orgs/${org.id}/setup-links`, { note: 'for the IT team' });
+      await admin('POST', '/webhooks', {
+        url: 'https://hooks.example.com/scimd/provisioning-events',
+        events: ['user.created'],
+        orgId: org.id,
+      });
+      return { org, okta, entra };
+    }
+
+    it('asks before revoking a token in use or a setup link, in a dialog or on a page without the script, and names them in the audit log', async () => {
+      const { org, okta, entra } = await busyOrg('Initech');
+      const { page, problems } = await operator();
+      await page.goto(`${live.origin}/console/orgs/${org.id}`);
+      await checkPage(page);
+      await page.screenshot({ path: join(SHOTS, 'console-org.png'), fullPage: true });
+
+      // The token in use: the dialog names it and says when it was last used; Cancel leaves it be.
+      const dialog = page.getByRole('dialog');
+      await page.getByRole('button', { name: 'Revoke token Okta production' }).click();
+      expect(await dialog.textContent()).toContain('Revoke the token “Okta production”?');
+      expect(await dialog.textContent()).toMatch(/last used (just now|\d+ minutes? ago)/);
+      await checkPage(page);
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      await expect.poll(() => dialog.count()).toBe(0);
+      expect(await page.getByRole('row', { name: /Okta production/ }).textContent()).toContain('Active');
+      await page.getByRole('button', { name: 'Revoke token Okta production' }).click();
+      await dialog.getByRole('button', { name: 'Revoke token' }).click();
+      await page.waitForURL(/done=token-revoked/);
+      expect(await page.getByRole('row', { name: /Okta production/ }).textContent()).toContain('Revoked');
+
+      await page.getByRole('button', { name: /^Revoke setup link/ }).click();
+      expect(await dialog.textContent()).toContain('for the IT team');
+      expect(await dialog.textContent()).toContain('It has not been opened yet.');
+      await dialog.getByRole('button', { name: 'Revoke setup link' }).click();
+      await page.waitForURL(/done=link-revoked/);
+
+      // Without the script, Revoke leads to a page asking the same; the rotated token's guard is on it.
+      const plain = await operator(LAPTOP, { javaScriptEnabled: false });
+      await plain.page.goto(`${live.origin}/console/orgs/${org.id}`);
+      await plain.page.getByRole('button', { name: 'Revoke token Entra pilot' }).first().click();
+      expect(await plain.page.getByRole('heading', { level: 1 }).textContent()).toBe(
+        'Revoke the token “Entra pilot”?',
+      );
+      expect(await plain.page.locator('main').textContent()).toMatch(/last used (just now|\d+ minutes? ago)/);
+      await plain.page
+        .getByLabel('even though its replacement has not served a successful request yet')
+        .check();
+      await plain.page.getByRole('button', { name: 'Revoke token' }).click();
+      await plain.page.waitForURL(/done=token-revoked/);
+      const tokens = (await admin('GET', `/orgs/${org.id}/tokens`)).tokens as {
+        id: string;
+        revokedAt: string | null;
+      }[];
+      expect(tokens.find((t) => t.id === entra.id)?.revokedAt).not.toBeNull();
+      expect(tokens.filter((t) => t.revokedAt === null)).toHaveLength(1);
+
+      // The audit log says who did what by name: tokens and setup links, not their ids.
+      await page.getByRole('link', { name: /^Activity/ }).click();
+      await checkPage(page);
+      const audit = (await page.locator('#audit + form + .table-wrap').textContent())!;
+      expect(audit).toContain('token “Okta production”');
+      expect(audit).toContain('setup link “for the IT team”');
+      expect(audit).toContain('an operator, in the console');
+      expect(audit).not.toContain(okta.id);
+      expect(audit).not.toContain(entra.id);
+      expect([...problems, ...plain.problems]).toEqual([]);
+    }, 60_000);
+
+    it('fits a phone’s width on every page: tables as cards, buttons on screen, no word broken', async () => {
+      const { org } = await busyOrg('Umbrella Corporation');
+      const signedOut = await newPage(PHONE);
+      await signedOut.page.goto(`${live.origin}/console/sign-in`);
+      await checkPage(signedOut.page);
+
+      const { page, problems } = await operator(PHONE);
+      await checkPage(page);
+      const visit = async (path: string) => {
+        await page.goto(`${live.origin}${path}`);
+        await checkPage(page);
+      };
+      await visit(`/console/orgs/${org.id}`);
+      await page.screenshot({ path: join(SHOTS, 'operator-phone.png'), fullPage: true });
+      for (const button of await page.locator('main button:visible').all()) {
+        const box = (await button.boundingBox())!;
+        const name = (await button.getAttribute('aria-label')) ?? (await button.textContent()) ?? '';
+        expect(box.x, name).toBeGreaterThanOrEqual(0);
+        expect(box.x + box.width, name).toBeLessThanOrEqual(PHONE.width);
+      }
+      await page.getByRole('button', { name: 'Revoke token Okta production' }).click();
+      await checkPage(page);
+      await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+
+      await visit(`/console/orgs/${org.id}/activity`);
+      await visit('/console/webhooks');
+      await visit(
+        (await page
+          .getByRole('link', { name: /provisioning-events/ })
+          .first()
+          .getAttribute('href'))!,
+      );
+
+      // An error page (its 404 is no problem of the page's).
+      const missing = await page.context().newPage();
+      await missing.goto(`${live.origin}/console/orgs/00000000-0000-4000-8000-000000000000`);
+      await checkPage(missing);
+
+      // The page asking, as a browser without the script is answered (axe-core needs the script).
+      await page.goto(`${live.origin}/console/orgs/${org.id}`);
+      await page.evaluate('document.querySelector("form[data-confirm]").submit()');
+      await page.waitForURL(/\/revoke$/);
+      expect(await page.getByRole('heading', { level: 1 }).textContent()).toMatch(/^Revoke the /);
+      await checkPage(page);
+      expect([...problems, ...signedOut.problems]).toEqual([]);
+    }, 60_000);
   });
 });
