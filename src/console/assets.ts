@@ -1,8 +1,10 @@
-// The console's stylesheet, script and icon, read once and served with an ETag.
+// The console's stylesheet, script and icons, and the operator's brand (its stylesheet and logo),
+// read once and served with an ETag.
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Context } from 'koa';
+import { type Brand, brandStylesheet } from './brand.js';
 
 // tsc does not copy these files: the built code reads them from the source tree.
 const DIRECTORY = [
@@ -18,18 +20,24 @@ interface Asset {
   readonly etag: string;
 }
 
-function load(name: string, type: string): Asset {
-  if (!DIRECTORY) throw new Error('the console’s assets (src/console/assets) are missing');
-  const body = readFileSync(`${DIRECTORY}${name}`);
+function asset(body: Buffer, type: string): Asset {
   return { body, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 16)}"` };
 }
 
-export function assetServer(): (ctx: Context, name: string) => boolean {
+function load(name: string, type: string): Asset {
+  if (!DIRECTORY) throw new Error('the console’s assets (src/console/assets) are missing');
+  return asset(readFileSync(`${DIRECTORY}${name}`), type);
+}
+
+export function assetServer(brand: Brand): (ctx: Context, name: string) => boolean {
   const assets: Record<string, Asset> = {
     'console.css': load('console.css', 'text/css; charset=utf-8'),
     'console.js': load('console.js', 'text/javascript; charset=utf-8'),
     'icon.svg': load('icon.svg', 'image/svg+xml'),
+    'directory.svg': load('directory.svg', 'image/svg+xml'),
+    'brand.css': asset(Buffer.from(brandStylesheet(brand)), 'text/css; charset=utf-8'),
   };
+  if (brand.logo) assets[brand.logo.file] = asset(brand.logo.body, brand.logo.type);
   return (ctx, name) => {
     const asset = assets[name];
     if (!asset) return false;

@@ -2,9 +2,11 @@
 import type { Middleware } from 'koa';
 import { AdminError } from '../http/admin-errors.js';
 import { type Audience, csrfMatches, type Sessions } from '../sessions/sessions.js';
+import type { Brand } from './brand.js';
 import type { ConsoleState } from './console-deps.js';
 import { sendPage } from './respond.js';
 import { errorPage } from './views/layout.js';
+import { setupMasthead } from './views/setup.js';
 
 /** No inline script or style, nothing from elsewhere, no framing. */
 const CONTENT_SECURITY_POLICY = [
@@ -65,12 +67,12 @@ const audienceOf = (path: string): Audience => (path.startsWith('/console/setup'
  * actor acts; a form must carry the session's CSRF field. Without a session, a setup page says to open
  * the link again, and an operator's goes to the sign-in page.
  */
-export function requireSession(sessions: Sessions): Middleware<ConsoleState> {
+export function requireSession(sessions: Sessions, brand: Brand): Middleware<ConsoleState> {
   return async (ctx, next) => {
     if (OPEN_PATHS.test(ctx.path)) return next();
     const audience = audienceOf(ctx.path);
     const session = await sessions.read(ctx, audience);
-    if (!session) return answerWithoutSession(ctx, audience);
+    if (!session) return answerWithoutSession(ctx, audience, brand);
     if (ctx.method === 'POST' && !csrfMatches(session, (ctx.request.body as Record<string, unknown>)?._csrf))
       throw new AdminError(403, 'forbidden', 'The form has expired: reload the page and try again');
     ctx.state.session = session;
@@ -80,11 +82,11 @@ export function requireSession(sessions: Sessions): Middleware<ConsoleState> {
   };
 }
 
-function answerWithoutSession(ctx: Parameters<Middleware>[0], audience: Audience): void {
+function answerWithoutSession(ctx: Parameters<Middleware>[0], audience: Audience, brand: Brand): void {
   if (audience === 'setup') {
     const why =
       'This page needs a setup link, opened in this browser. The link may have expired or been revoked: ask for a new one.';
-    sendPage(ctx, errorPage(401, why, '/console/setup'), 401);
+    sendPage(ctx, errorPage(401, why, '/console/setup', undefined, setupMasthead(brand, false)), 401);
   } else if (ctx.method === 'GET') {
     ctx.redirect('/console/sign-in');
   } else {

@@ -10,6 +10,7 @@ import { AdminError } from '../http/admin-errors.js';
 import { FailureThrottle } from '../http/failure-throttle.js';
 import { Sessions } from '../sessions/sessions.js';
 import { assetServer } from './assets.js';
+import { NO_BRAND } from './brand.js';
 import type { ConsoleDeps, ConsoleState } from './console-deps.js';
 import { refuseOtherSites, requireSession, securityHeaders, serveAssets } from './console-middlewares.js';
 import { registerOperatorRoutes } from './operator.routes.js';
@@ -24,18 +25,20 @@ const CONSOLE_PATH = /^\/console(\/|$)/;
 export function consoleApp(deps: ConsoleDeps): Middleware {
   const sessions = new Sessions(deps.db, deps.adminToken, deps.publicUrl.startsWith('https:'));
   const signInThrottle = deps.signInThrottle ?? new FailureThrottle(SIGN_IN_THROTTLE);
+  const brand = deps.brand ?? NO_BRAND;
   // Case-sensitive, as the path checks above the router are.
   const router = new Router<ConsoleState>({ prefix: '/console', sensitive: true });
-  const tools = { ...deps, sessions, signInThrottle, audited: auditedActions(deps.audit, deps.logger) };
+  const audited = auditedActions(deps.audit, deps.logger);
+  const tools = { ...deps, brand, sessions, signInThrottle, audited };
   registerOperatorRoutes(router, tools);
   registerSetupRoutes(router, tools);
   const chain = compose<Parameters<Middleware<ConsoleState>>[0]>([
     securityHeaders(),
-    serveAssets(assetServer()),
-    renderConsoleErrors(deps),
+    serveAssets(assetServer(brand)),
+    renderConsoleErrors(tools),
     refuseOtherSites(deps.publicUrl),
     bodyParser({ enableTypes: ['form'], formLimit: '64kb', encoding: 'utf-8' }) as Middleware<ConsoleState>,
-    requireSession(sessions),
+    requireSession(sessions, brand),
     router.routes() as Middleware<ConsoleState>,
     notFound,
   ]);

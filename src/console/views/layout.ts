@@ -2,26 +2,57 @@
 // secret shown once, the CSRF field).
 import { type Html, html } from '../html.js';
 
+/** Whose name a page carries: scimd's on the operator's pages, the operator's brand on a customer's. */
+export interface Masthead {
+  /** In the header and after each title. */
+  readonly name: string;
+  /** Where the name leads; plain text without. */
+  readonly home?: string;
+  /** An image of the name under /console/assets/, shown instead of it (the name is its alt text). */
+  readonly logo?: string;
+  /** The tab's icon under /console/assets/. */
+  readonly icon: { readonly href: string; readonly type: string };
+  /** A class of the body for the pages of one audience. */
+  readonly audience?: 'setup';
+}
+
+/** The operator's pages: scimd's name, and the brand's logo beside it when brand.css gives one. */
+const OPERATOR: Masthead = {
+  name: 'scimd',
+  home: '/console',
+  icon: { href: '/console/assets/icon.svg', type: 'image/svg+xml' },
+};
+
 export interface PageOptions {
   readonly title: string;
   /** The navigation's links and the sign-out form; nothing on the sign-in page. */
   readonly nav?: Html;
   readonly body: Html;
+  /** The operator's unless given. */
+  readonly masthead?: Masthead;
 }
 
-export function page({ title, nav, body }: PageOptions): string {
+function mastheadOf({ name, home, logo }: Masthead): Html {
+  const mark = logo
+    ? html`<img class="brand-logo" src="${logo}" alt="${name}">`
+    : html`<span class="logo" aria-hidden="true"></span>${name}`;
+  return home ? html`<a class="brand" href="${home}">${mark}</a>` : html`<span class="brand">${mark}</span>`;
+}
+
+export function page({ title, nav, body, masthead = OPERATOR }: PageOptions): string {
   return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · scimd</title>
-<link rel="icon" href="/console/assets/icon.svg" type="image/svg+xml">
+<title>${title} · ${masthead.name}</title>
+<link rel="icon" href="${masthead.icon.href}" type="${masthead.icon.type}">
 <link rel="stylesheet" href="/console/assets/console.css">
+<link rel="stylesheet" href="/console/assets/brand.css">
 <script src="/console/assets/console.js" defer></script>
 </head>
-<body>
-<header class="top"><a class="brand" href="/console">scimd</a>${nav ?? ''}</header>
+<body${masthead.audience ? html` class="${masthead.audience}"` : ''}>
+<header class="top">${mastheadOf(masthead)}${nav ?? ''}</header>
 <main id="main">
 ${body}
 </main>
@@ -82,10 +113,17 @@ export function notice(tone: 'ok' | 'warn' | 'bad', text: string): Html {
   return html`<div class="notice ${tone}" role="${tone === 'bad' ? 'alert' : 'status'}">${text}</div>`;
 }
 
-export function errorPage(status: number, message: string, back: string, nav?: Html): string {
+export function errorPage(
+  status: number,
+  message: string,
+  back: string,
+  nav?: Html,
+  masthead?: Masthead,
+): string {
   return page({
     title: status >= 500 ? 'Unavailable' : 'Not done',
     ...(nav ? { nav } : {}),
+    ...(masthead ? { masthead } : {}),
     body: html`<h1>${status >= 500 ? 'Something is unavailable' : 'That did not work'}</h1>
 ${notice('bad', message)}
 <p><a href="${back}">Back</a></p>`,

@@ -1,45 +1,92 @@
 // The pages a customer's IT admin sees after opening a setup link: choose Okta or Entra, follow its
-// steps with the organization's values filled in, and watch the connection come alive.
+// numbered steps with the organization's values filled in, and watch the connection come alive in a
+// panel kept in view beside them. They carry the operator's brand, or a neutral name, never scimd's,
+// and lead nowhere but to each other.
 import type { OrgHealth as Health } from '../../health/sync-health.service.js';
+import type { Arrivals } from '../../resources/arrivals.repository.js';
+import type { Brand } from '../brand.js';
 import { type Html, html } from '../html.js';
 import { type GuideValue, IDPS, type IdpGuide, type IdpName } from '../idp-guides.js';
-import { copyable, csrfField, page, when } from './layout.js';
+import { copyable, csrfField, type Masthead, page, when } from './layout.js';
 import { failuresList } from './operator.js';
+import { dataTable } from './table.js';
+import { ago, count } from './words.js';
 
 const IDP_TITLES: Record<IdpName, string> = { okta: 'Okta', entra: 'Microsoft Entra ID' };
+
+/** The name customers' pages carry when the operator set none: what the pages are for. */
+const NEUTRAL_NAME = 'Directory sync';
+
+/** The setup link's pages and the link itself: a customer's, not the operator's. */
+export const isSetupPath = (path: string) => /^\/console\/(setup|link)(\/|$)/.test(path);
+
+/** The operator's brand on a customer's page; its name leads to the setup pages once a link is open. */
+export function setupMasthead(brand: Brand, signedIn: boolean): Masthead {
+  const logo = brand.logo && `/console/assets/${brand.logo.file}`;
+  return {
+    name: brand.name ?? NEUTRAL_NAME,
+    ...(signedIn ? { home: '/console/setup' } : {}),
+    ...(logo ? { logo } : {}),
+    icon: brand.logo
+      ? { href: logo!, type: brand.logo.type }
+      : { href: '/console/assets/directory.svg', type: 'image/svg+xml' },
+    audience: 'setup',
+  };
+}
+
+/** Schema URNs and URLs in a guide's sentence as code: on a phone they may break anywhere, words may not. */
+function prose(text: string): Html {
+  return html`${text
+    .split(/((?:urn:|https?:\/\/)[^\s,;()]*[^\s,;().])/)
+    .map((part, i) => (i % 2 === 1 ? html`<code>${part}</code>` : part))}`;
+}
 
 function setupNav(orgName: string): Html {
   return html`<nav aria-label="Setup"><a href="/console/setup">Connect ${orgName}’s identity provider</a></nav>`;
 }
 
-export function linkGonePage(): string {
+export function linkGonePage(brand: Brand): string {
   return page({
     title: 'Link not valid',
+    masthead: setupMasthead(brand, false),
     body: html`<h1>This setup link does not work</h1>
 <p>It has expired, was revoked, or was copied incompletely. Ask whoever sent it for a new one.</p>`,
   });
 }
 
-/** What a setup link opens on: one button, so that only a person, not a link preview, uses it. */
-export function linkPage(orgName: string, action: string): string {
+/**
+ * What a setup link opens on: one button, so that only a person, not a link preview, uses it. The form
+ * posts back to the address it was opened at (no action), so the link's secret is written nowhere.
+ */
+export function linkPage(brand: Brand, orgName: string): string {
   return page({
     title: 'Connect your identity provider',
+    masthead: setupMasthead(brand, false),
     body: html`<h1>Connect ${orgName} to your identity provider</h1>
 <p class="lead">This link lets you connect Okta or Microsoft Entra ID to ${orgName}’s account, step by step, and
 create the token your identity provider needs.</p>
-<form method="post" action="${action}"><button>Continue</button></form>`,
+<form method="post"><button>Continue</button></form>`,
   });
 }
 
+/** What the connection panel shows, read at each refresh. */
+export interface Connection {
+  readonly health: Health;
+  /** The newest users and groups, read once a request has succeeded. */
+  readonly arrivals: Arrivals | undefined;
+  readonly groupSync: boolean;
+  readonly now: Date;
+}
+
 /** Where the connection's state is shown, and refreshed every few seconds while the page is open. */
-function connectionPanel(health: Health): Html {
+function connectionPanel(connection: Connection): Html {
   return html`<section id="connection" aria-live="polite" data-refresh="/console/setup/status" data-every="2000">
-${statusFragment(health)}
+${statusFragment(connection)}
 </section>`;
 }
 
 /** The inside of the connection panel: also served alone, for the page's script to refresh it. */
-export function statusFragment(health: Health): Html {
+export function statusFragment({ health, arrivals, groupSync, now }: Connection): Html {
   const connected = health.lastSuccessAt !== null;
   const trouble =
     health.state === 'failing' ||
@@ -53,23 +100,53 @@ export function statusFragment(health: Health): Html {
     : connected
       ? 'Connected'
       : 'Waiting for your identity provider’s first request…';
-  const { users } = health;
   return html`<div class="status ${tone}" data-state="${tone}"><span class="dot" aria-hidden="true"></span>
 <div><strong>${headline}</strong><br><span class="muted">${health.reasons.join(' ')}${
     connected ? html` Last successful request: ${when(health.lastSuccessAt)}.` : ''
   }</span></div></div>
+${arrivals ? arrived(arrivals, groupSync, now) : ''}
+${health.lastRequestAt ? html`<h3>Failed requests</h3>${failuresList(health.recentFailures)}` : ''}`;
+}
+
+/** The users and groups received so far, the newest first. */
+function arrived({ totals, users, groups }: Arrivals, groupSync: boolean, now: Date): Html {
+  const received = groupSync
+    ? `${count(totals.users, 'user')} and ${count(totals.groups, 'group')} received so far.`
+    : `${count(totals.users, 'user')} received so far.`;
+  const at = (date: Date) => html`<time datetime="${date.toISOString()}">${ago(date, now)}</time>`;
+  const newest = (shown: number, total: number, noun: string) =>
+    total > shown ? html`<p class="muted">The newest ${shown} of ${count(total, noun)}.</p>` : '';
+  return html`<p class="received">${received}</p>
+<h3>Users</h3>
 ${
-  health.lastRequestAt
-    ? html`${users ? html`<p>${users.active} active and ${users.inactive} inactive users, ${health.groups} groups received so far.</p>` : ''}
-<h3>Failed requests</h3>
-${failuresList(health.recentFailures)}`
+  users.length === 0
+    ? html`<p class="muted">None yet: assign people to the app in your identity provider.</p>`
+    : html`${newest(users.length, totals.users, 'user')}<ul class="arrivals">${users.map(
+        (u) =>
+          html`<li><span class="who">${u.displayName ?? u.userName}</span>${
+            u.displayName ? html` <code>${u.userName}</code>` : ''
+          }${u.active ? '' : html` <span class="badge none">Inactive</span>`} <span class="muted">${at(u.at)}</span></li>`,
+      )}</ul>`
+}
+${
+  groupSync
+    ? html`<h3>Groups</h3>
+${
+  groups.length === 0
+    ? html`<p class="muted">None yet: push or assign groups in your identity provider.</p>`
+    : html`${newest(groups.length, totals.groups, 'group')}<ul class="arrivals">${groups.map(
+        (g) =>
+          html`<li><span class="who">${g.displayName}</span> <span class="muted">${at(g.at)}</span></li>`,
+      )}</ul>`
+}`
     : ''
 }`;
 }
 
-export function setupHomePage(orgName: string, health: Health): string {
+export function setupHomePage(brand: Brand, orgName: string, connection: Connection): string {
   return page({
     title: 'Connect your identity provider',
+    masthead: setupMasthead(brand, true),
     nav: setupNav(orgName),
     body: html`<h1>Connect ${orgName} to your identity provider</h1>
 <p class="lead">Users and groups you assign in your identity provider will be provisioned over SCIM 2.0.
@@ -78,19 +155,24 @@ Choose yours: the steps that follow have this organization’s values filled in.
       (idp) => html`<a class="choice" href="/console/setup/${idp}">${IDP_TITLES[idp]}</a>`,
     )}</div>
 <h2>Connection</h2>
-${connectionPanel(health)}`,
+${connectionPanel(connection)}`,
   });
 }
 
 export interface GuidePageData {
+  readonly brand: Brand;
   readonly orgName: string;
   readonly csrf: string;
   readonly guide: IdpGuide;
-  readonly health: Health;
+  readonly connection: Connection;
   /** A token generated by the last action, shown once. */
   readonly token?: string;
 }
 
+/**
+ * The IdP's steps, numbered, with the connection panel beside them on a wide screen and above them on
+ * a narrow one, kept in view (sticky) while the IT admin works through them.
+ */
 export function guidePage(data: GuidePageData): string {
   const { guide } = data;
   let copies = 0;
@@ -105,27 +187,37 @@ export function guidePage(data: GuidePageData): string {
   };
   return page({
     title: `Connect ${guide.title}`,
+    masthead: setupMasthead(data.brand, true),
     nav: setupNav(data.orgName),
     body: html`<h1>Connect ${guide.title}</h1>
-<p class="lead"><a href="/console/setup">Choose another identity provider</a></p>
+<p class="lead">Follow these steps in ${guide.title}; the connection panel shows what arrives as you go.
+<a href="/console/setup">Choose another identity provider</a></p>
+<div class="guide">
+<aside class="connection" aria-labelledby="connection-heading" tabindex="0">
+<h2 class="panel-title" id="connection-heading">Connection</h2>
+${connectionPanel(data.connection)}
+</aside>
+<div class="guide-steps">
 <h2>Steps</h2>
 <ol class="steps">${guide.steps.map(
-      (step) => html`<li><h3>${step.title}</h3>${step.text.map((t) => html`<p>${t}</p>`)}
+      (step) => html`<li><h3>${step.title}</h3>${step.text.map((t) => html`<p>${prose(t)}</p>`)}
 ${step.values?.length ? html`<dl>${step.values.map(value)}</dl>` : ''}</li>`,
     )}</ol>
 <h2>Unique identifier</h2>
 <p><code>${guide.uniqueIdentifier.idpAttribute}</code> → <code>${guide.uniqueIdentifier.scimAttribute}</code>.
-${guide.uniqueIdentifier.note}</p>
+${prose(guide.uniqueIdentifier.note)}</p>
 <h2>Attribute mappings</h2>
-<div class="table-wrap"><table>
-<thead><tr><th scope="col">${guide.title} attribute</th><th scope="col">SCIM attribute</th><th scope="col">What to do</th></tr></thead>
-<tbody>${guide.mappings.map(
-      (m) => html`<tr><td><code>${m.idpAttribute}</code></td><td><code>${m.scimAttribute}</code></td>
-<td>${m.note || html`<span class="muted">Mapped by default.</span>`}</td></tr>`,
-    )}</tbody></table></div>
+${dataTable(
+  [`${guide.title} attribute`, 'SCIM attribute', 'What to do'],
+  guide.mappings.map((m) => [
+    html`<code>${m.idpAttribute}</code>`,
+    html`<code>${m.scimAttribute}</code>`,
+    m.note ? prose(m.note) : html`<span class="muted">Mapped by default.</span>`,
+  ]),
+)}
 <h2>Groups</h2>
-${guide.groups.map((t) => html`<p>${t}</p>`)}
-<h2>Connection</h2>
-${connectionPanel(data.health)}`,
+${guide.groups.map((t) => html`<p>${prose(t)}</p>`)}
+</div>
+</div>`,
   });
 }
