@@ -1,15 +1,20 @@
 // The console over HTTP on a real database: its security (CSP, cookies, CSRF, sessions that end),
-// the operator's actions through the admin services and the audit log, and setup links (stored
-// hashed, limited to their organization, dead at expiry or revocation). The browser journeys are in
-// journeys.test.ts.
+// the operator's actions through the admin services and the audit log, setup links (stored hashed,
+// limited to their organization, dead at expiry or revocation), and the operator's brand on the pages
+// a link opens (CONSOLE_BRAND_*). The browser journeys are in journeys.test.ts.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { sql } from 'kysely';
 import { pino } from 'pino';
 import supertest from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
+import { readConfig } from '../../src/config.js';
+import { brandStylesheet, loadBrand } from '../../src/console/brand.js';
 import { FailureThrottle } from '../../src/http/failure-throttle.js';
 import { ADMIN_TOKEN, type Harness, PUBLIC_URL, useHarness } from '../helpers/harness.js';
-import { type Json, USER } from '../helpers/scim.js';
+import { GROUP, type Json, SCIM_JSON, USER } from '../helpers/scim.js';
 
 let harness: Harness;
 useHarness((h) => {
@@ -582,5 +587,226 @@ describe('console: the audit log', () => {
     const after = textOf((await op.get(`/console/orgs/${org.id}/activity`).expect(200)).text);
     expect(after).toContain(`a deleted token ${token.id.slice(0, 8)}…`);
     expect(after).not.toContain('Okta production');
+  });
+});
+
+describe('console: the operator’s brand on a customer’s pages', () => {
+  const PNG = Buffer.from(
+    'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+    'base64',
+  );
+  const dir = mkdtempSync(join(tmpdir(), 'scimd-brand-'));
+  const file = (name: string, body: string | Buffer) => {
+    const path = join(dir, name);
+    writeFileSync(path, body);
+    return path;
+  };
+  const brandSettings = (env: Record<string, string>) => readConfig(env).consoleBrand;
+
+  /** An app on the harness's database with a white label, its SCIM API and setup pages driven alike. */
+  function brandedApp() {
+    const app = createApp({
+      database: harness.database,
+      publicUrl: PUBLIC_URL,
+      adminToken: ADMIN_TOKEN,
+      logger: pino({ level: 'silent' }),
+      brand: loadBrand(
+        brandSettings({
+          CONSOLE_BRAND_NAME: 'Acme Cloud',
+          CONSOLE_BRAND_COLOR: '#6D28D9',
+          CONSOLE_BRAND_LOGO: file('logo.png', PNG),
+        }),
+      ),
+    });
+    return supertest(app.callback());
+  }
+
+  /** Opens a setup link on `http`; the pages on the way are returned for the test to read. */
+  async function openOn(http: ReturnType<typeof supertest>, url: string) {
+    const path = new URL(url).pathname;
+    const landing = await http.get(path).expect(200);
+    const opened = await http.post(path).type('form').send({}).expect(303);
+    const cookie = cookieOf(opened, 'scimd_setup');
+    const get = (to: string) => http.get(to).set('Cookie', cookie);
+    const csrf = csrfIn((await get('/console/setup/okta').expect(200)).text);
+    const post = (to: string) => http.post(to).set('Cookie', cookie).type('form').send({ _csrf: csrf });
+    return { landing, get, post };
+  }
+
+  /** Nothing on a customer's page names scimd or leads to the operator's console. */
+  function expectCustomerPage(text: string, brandName: string, where: string) {
+    expect(text, where).toContain(`<title>`);
+    expect(text, where).toMatch(new RegExp(`<title>[^<]* · ${brandName}</title>`));
+    expect(text, where).not.toMatch(/scimd/i);
+    expect(text, where).not.toMatch(/href="\/console(\/sign-in|\/orgs|\/webhooks)?"/);
+    expect(text, where).toContain('body class="setup"');
+  }
+
+  it('shows its name, logo and colour on every page a setup link opens, and never scimd', async () => {
+    const http = brandedApp();
+    const org = await harness.createOrg({ name: 'Initech', groupSync: false });
+    const { url } = await newSetupLink(org.id);
+    const itAdmin = await openOn(http, url);
+    const token = /(scimd_[\w-]{43})/.exec(
+      (await itAdmin.post('/console/setup/okta/token').expect(200)).text,
+    )![1]!;
+    const scim = (method: 'get' | 'post', path: string) =>
+      http[method](`/scim/v2/${org.id}${path}`).set('Authorization', `Bearer ${token}`).type(SCIM_JSON);
+    await scim('get', '/Users?startIndex=1&count=1').expect(200);
+    await scim('post', '/Users')
+      .send({ schemas: [USER], userName: 'ada@initech.example' })
+      .expect(201);
+    // Failures whose hints an IT admin reads: a duplicate, groups while group sync is off, Bulk.
+    await scim('post', '/Users')
+      .send({ schemas: [USER], userName: 'ada@initech.example' })
+      .expect(409);
+    await scim('post', '/Groups')
+      .send({ schemas: [GROUP], displayName: 'Staff' })
+      .expect(403);
+    await scim('post', '/Bulk').send({}).expect(501);
+
+    const revealed = await itAdmin.post('/console/setup/entra/token').expect(200);
+    const secret = /(scimd_[\w-]{43})/.exec(revealed.text)![1]!;
+    const pages: [string, string][] = [
+      ['the link', itAdmin.landing.text],
+      ['home', (await itAdmin.get('/console/setup').expect(200)).text],
+      ['Okta', (await itAdmin.get('/console/setup/okta').expect(200)).text],
+      ['Entra', (await itAdmin.get('/console/setup/entra').expect(200)).text],
+      // The token is the one thing named scimd_ (secret scanners know the prefix).
+      ['a token revealed', revealed.text.replace(secret, '')],
+      ['no such IdP', (await itAdmin.get('/console/setup/onelogin').expect(404)).text],
+      ['without a session', (await http.get('/console/setup').expect(401)).text],
+      ['a link that does not work', (await http.get(`${new URL(url).pathname}x`).expect(404)).text],
+    ];
+    for (const [where, text] of pages) {
+      expectCustomerPage(text, 'Acme Cloud', where);
+      expect(text, where).toContain(
+        '<img class="brand-logo" src="/console/assets/logo.png" alt="Acme Cloud">',
+      );
+      expect(text, where).toContain('<link rel="stylesheet" href="/console/assets/brand.css">');
+    }
+    const status = (await itAdmin.get('/console/setup/status').expect(200)).text;
+    expect(status).toContain('data-state="connected"');
+    expect(status).toContain('1 user received so far.');
+    expect(status).toContain('this service already has');
+    expect(status).toContain('what this service does not offer');
+    expect(status).not.toMatch(/scimd/i);
+    // The link's page posts back to where it was opened: its secret is not in the page.
+    expect(itAdmin.landing.text).toContain('<form method="post"><button>Continue</button></form>');
+
+    const logo = await http.get('/console/assets/logo.png').expect(200);
+    expect(logo.headers['content-type']).toBe('image/png');
+    expect(Buffer.compare(logo.body as Buffer, PNG)).toBe(0);
+    const css = await http.get('/console/assets/brand.css').expect(200);
+    expect(css.headers['content-type']).toMatch(/^text\/css/);
+    expect(css.text).toContain('--brand: #6d28d9;');
+    // Violet keeps 4.5:1 on white: links and buttons take it too, with white text on it.
+    expect(css.text).toContain('--accent: #6d28d9;');
+    expect(css.text).toContain('--brand-ink: #ffffff;');
+    expect(css.text).toContain('url("logo.png")');
+  });
+
+  it('shows a neutral name without a brand, and the operator’s pages keep scimd with the brand beside it', async () => {
+    const org = await harness.createOrg({ name: 'Vandelay' });
+    const itAdmin = await openOn(harness.http, (await newSetupLink(org.id)).url);
+    for (const path of [
+      '/console/setup',
+      '/console/setup/okta',
+      '/console/setup/entra',
+      '/console/setup/status',
+    ]) {
+      const text = (await itAdmin.get(path).expect(200)).text;
+      expect(text, path).not.toMatch(/scimd/i);
+      if (path !== '/console/setup/status') expectCustomerPage(text, 'Directory sync', path);
+    }
+    expectCustomerPage(itAdmin.landing.text, 'Directory sync', 'the link');
+    await harness.http.get('/console/assets/logo.png').expect(404);
+    const icon = await harness.http.get('/console/assets/directory.svg').expect(200);
+    expect(icon.headers['content-type']).toBe('image/svg+xml');
+    expect(String(icon.body)).not.toMatch(/scimd/i);
+    const plain = await harness.http.get('/console/assets/brand.css').expect(200);
+    expect(plain.text).not.toContain('--brand');
+
+    const http = brandedApp();
+    const signedIn = await http
+      .post('/console/sign-in')
+      .type('form')
+      .send({ adminToken: ADMIN_TOKEN })
+      .expect(303);
+    const operator = await http
+      .get('/console')
+      .set('Cookie', cookieOf(signedIn, 'scimd_console'))
+      .expect(200);
+    expect(operator.text).toContain('<title>Organizations · scimd</title>');
+    expect(operator.text).toContain('<span class="logo" aria-hidden="true"></span>scimd');
+    expect(operator.text).toContain('/console/assets/brand.css');
+  });
+
+  it('lists the users and groups that arrived, newest first, ten of each, once a request succeeded', async () => {
+    const org = await harness.createOrg({ name: 'Hooli XYZ', groupSync: true });
+    const itAdmin = await openOn(harness.http, (await newSetupLink(org.id)).url);
+    const before = (await itAdmin.get('/console/setup/status').expect(200)).text;
+    expect(before).not.toContain('received so far');
+    const token = /(scimd_[\w-]{43})/.exec(
+      (await itAdmin.post('/console/setup/okta/token').expect(200)).text,
+    )![1]!;
+    const tenant = await harness.tenantOf(org.id, token);
+    const ids: string[] = [];
+    for (let n = 1; n <= 12; n++) {
+      const created = await tenant
+        .post('/Users', { schemas: [USER], userName: `user${n}@hooli.example`, displayName: `Person ${n}` })
+        .expect(201);
+      ids.push(created.body.id);
+    }
+    // A deprovisioned user is no longer one of the organization's.
+    await tenant.delete(`/Users/${ids[11]}`).expect(204);
+    await tenant.post('/Groups', { schemas: [GROUP], displayName: 'Engineering' }).expect(201);
+
+    const status = (await itAdmin.get('/console/setup/status').expect(200)).text;
+    expect(status).toContain('11 users and 1 group received so far.');
+    expect(status).toContain('The newest 10 of 11 users.');
+    const shown = [...status.matchAll(/<span class="who">Person (\d+)<\/span>/g)].map((m) => Number(m[1]));
+    expect(shown).toEqual([11, 10, 9, 8, 7, 6, 5, 4, 3, 2]);
+    expect(status).toContain('<code>user11@hooli.example</code>');
+    expect(status).toContain('<span class="who">Engineering</span>');
+    expect(status).not.toContain('The newest 1 of');
+    expect(status).toMatch(/<time datetime="[^"]+">just now<\/time>/);
+  });
+
+  it('refuses to start with a colour that is not #rrggbb or #rgb, a long name, or a logo that is not an image', () => {
+    for (const color of ['red', '#12345', 'rgb(0,0,0)', '#gggggg'])
+      expect(() => readConfig({ CONSOLE_BRAND_COLOR: color }), color).toThrow(
+        /CONSOLE_BRAND_COLOR must be a colour written #rrggbb or #rgb/,
+      );
+    expect(loadBrand(brandSettings({ CONSOLE_BRAND_COLOR: '#0AF' })).color).toBe('#00aaff');
+    expect(() => readConfig({ CONSOLE_BRAND_NAME: 'x'.repeat(61) })).toThrow(
+      /CONSOLE_BRAND_NAME must be at most 60/,
+    );
+    expect(() => readConfig({ CONSOLE_BRAND_NAME: 'Acme\nCloud' })).toThrow(/CONSOLE_BRAND_NAME/);
+    expect(readConfig({}).consoleBrand).toEqual({ name: undefined, color: undefined, logoPath: undefined });
+
+    const logo = (path: string) => () => loadBrand(brandSettings({ CONSOLE_BRAND_LOGO: path }));
+    expect(logo(join(dir, 'missing.png'))).toThrow(/^CONSOLE_BRAND_LOGO .*missing\.png cannot be read$/);
+    expect(logo(dir)).toThrow(/CONSOLE_BRAND_LOGO .* cannot be read|is not an SVG/);
+    expect(logo(file('logo.txt', 'hello'))).toThrow(/is not an SVG, PNG, JPEG or WebP image/);
+    expect(logo(file('fake.png', Buffer.concat([PNG.subarray(0, 8), Buffer.alloc(40)])))).toThrow(
+      /is not an SVG, PNG, JPEG or WebP image/,
+    );
+    expect(logo(file('huge.png', Buffer.concat([PNG, Buffer.alloc(300 * 1024)])))).toThrow(
+      /is 301 KiB; a logo may have at most 256 KiB/,
+    );
+    const svg = loadBrand(
+      brandSettings({
+        CONSOLE_BRAND_LOGO: file(
+          'logo.svg',
+          '<?xml version="1.0"?>\n<!-- Acme -->\n<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 160 40"></svg>',
+        ),
+      }),
+    ).logo!;
+    expect(svg).toMatchObject({ file: 'logo.svg', type: 'image/svg+xml', aspect: 4 });
+    // A pale colour is the band and the step numbers' (with black on it), but not the links'.
+    const pale = brandStylesheet(loadBrand(brandSettings({ CONSOLE_BRAND_COLOR: '#fde047' })));
+    expect(pale).toContain('--brand-ink: #000000;');
+    expect(pale).not.toContain('--accent');
   });
 });

@@ -4,12 +4,22 @@
 // request appear with its hint; the operator's pages ask before revoking, name tokens in the audit
 // log, and fit a phone, each page they visit passing axe.ts's checks. Screenshots go to
 // CONSOLE_SCREENSHOTS (the README's come from there).
-import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+// Under an operator's white label (CONSOLE_BRAND_*), IT admins connect Okta and Entra with the panel
+// in view; CONSOLE_SCREENSHOTS=docs/images npx vitest run test/console/journeys.test.ts -t white-label
+// renews docs/images/setup-okta.png and setup-phone.png.
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pino } from 'pino';
 import { type Browser, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.js';
+import { loadBrand } from '../../src/console/brand.js';
+import type { Database } from '../../src/db/database.js';
 import { LIVE_ADMIN_TOKEN, useLiveServer } from '../conformance/live-server.js';
+import { createTestDatabase } from '../helpers/database.js';
 import { expectAccessible, expectNoSidewaysScroll, expectWholeWords } from './axe.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -383,5 +393,270 @@ describe.skipIf(!haveChromium)('the console in headless Chromium', () => {
       await checkPage(page);
       expect([...problems, ...signedOut.problems]).toEqual([]);
     }, 60_000);
+  });
+});
+
+describe.skipIf(!haveChromium)('an IT admin on white-labelled setup pages, in headless Chromium', () => {
+  const BRAND = 'Acme Cloud';
+  const LOGO = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 176 40"><rect y="4" width="32" height="32" rx="8" fill="#6d28d9"/><path d="M9 28 16 11l7 17M12 22h8" stroke="#fff" stroke-width="3.5" fill="none" stroke-linecap="round" stroke-linejoin="round"/><text x="42" y="27" font-family="system-ui, sans-serif" font-size="20" font-weight="700" fill="#1b1f24">Acme Cloud</text></svg>`;
+  let browser: Browser;
+  let database: Database;
+  let server: Server;
+  let origin = '';
+  beforeAll(async () => {
+    const logoPath = join(mkdtempSync(join(tmpdir(), 'scimd-brand-')), 'acme.svg');
+    writeFileSync(logoPath, LOGO);
+    const brand = loadBrand({ name: BRAND, color: '#6d28d9', logoPath });
+    database = await createTestDatabase();
+    server = createServer();
+    server.listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const app = createApp({
+      database,
+      publicUrl: origin,
+      adminToken: LIVE_ADMIN_TOKEN,
+      logger: pino({ level: 'silent' }),
+      brand,
+    });
+    server.on('request', app.callback());
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+      ],
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    server?.closeAllConnections();
+    await new Promise((r) => server?.close(r));
+    await database?.close();
+  });
+
+  const admin = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${origin}/admin/v1${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${LIVE_ADMIN_TOKEN}`, 'Content-Type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    expect(res.status, `${method} ${path}`).toBeLessThan(300);
+    // biome-ignore lint/suspicious/noExplicitAny: the admin API's JSON, read by the test.
+    return (await res.json()) as any;
+  };
+
+  /** An IdP's requests with the token the page revealed. */
+  const idp =
+    (baseUrl: string, token: string, userAgent: string) => (method: string, path: string, body?: unknown) =>
+      fetch(`${baseUrl}${path}`, {
+        method,
+        headers: {
+          Authorization: `Bearer ${token}`,
+          'Content-Type': 'application/scim+json',
+          'User-Agent': userAgent,
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+
+  /** Opens a setup link in a new browser; the page fails the test on a script error or a refused resource. */
+  async function openLink(url: string): Promise<{ page: Page; problems: string[] }> {
+    const context = await browser.newContext({ viewport: LAPTOP });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+    });
+    await page.goto(url);
+    expect(await page.title()).toBe(`Connect your identity provider · ${BRAND}`);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.waitForURL(`${origin}/console/setup`);
+    return { page, problems };
+  }
+
+  /** The brand, and no scimd, in what the page shows and in its markup; and checkPage's checks. */
+  async function expectWhiteLabel(page: Page): Promise<void> {
+    await checkPage(page);
+    expect(await page.title()).toMatch(new RegExp(` · ${BRAND}$`));
+    expect(await page.locator('header.top img.brand-logo').getAttribute('alt')).toBe(BRAND);
+    const markup = (await page.content()).replace(/scimd_[\w-]{43}/g, '');
+    expect(markup).not.toMatch(/scimd/i);
+    expect(await page.locator('a[href="/console"], a[href^="/console/sign-in"]').count()).toBe(0);
+    // The brand's colour reaches the page (brand.css), as the step numbers and the header's band.
+    const band = await page.evaluate('getComputedStyle(document.querySelector("header.top")).borderTopColor');
+    expect(band).toBe('rgb(109, 40, 217)');
+  }
+
+  /** The connection panel is on the screen, whatever part of the steps is. */
+  async function expectPanelInView(page: Page): Promise<void> {
+    const box = (await page.locator('aside.connection').boundingBox())!;
+    const height = page.viewportSize()!.height;
+    expect(box.y).toBeGreaterThanOrEqual(0);
+    expect(box.y).toBeLessThan(height / 2);
+  }
+
+  /** At a phone's width, none of these pages scrolls sideways, and words are not broken anywhere. */
+  async function expectPhoneFit(page: Page, paths: readonly string[]): Promise<void> {
+    const phone = await browser.newContext({
+      viewport: PHONE,
+      storageState: await page.context().storageState(),
+    });
+    const small = await phone.newPage();
+    for (const path of paths) {
+      await small.goto(`${origin}${path}`);
+      // document.scrollingElement.scrollWidth <= clientWidth, and no word on two lines (axe.ts).
+      await checkPage(small);
+    }
+    await phone.close();
+  }
+
+  it('Okta: numbered steps beside a panel that stays in view, turns green at the connector test and lists arrivals newest first', async () => {
+    const org = await admin('POST', '/orgs', { name: 'Initech', groupSync: true });
+    const { url } = await admin('POST', `/orgs/${org.id}/setup-links`, { expiresInHours: 24 });
+    const { page, problems } = await openLink(url);
+    await expectWhiteLabel(page);
+    await page.getByRole('link', { name: 'Okta' }).click();
+    await page.waitForURL(`${origin}/console/setup/okta`);
+    await expectWhiteLabel(page);
+
+    const steps = page.locator('ol.steps > li');
+    expect(await steps.count()).toBeGreaterThanOrEqual(6);
+    expect(await steps.nth(2).locator('h3').textContent()).toBe('Enter the SCIM connection');
+    // Beside the steps on a laptop's width.
+    const panel = (await page.locator('aside.connection').boundingBox())!;
+    const first = (await steps.first().boundingBox())!;
+    expect(panel.x).toBeGreaterThan(first.x + first.width - 1);
+
+    await page.getByRole('button', { name: 'Generate a token' }).click();
+    const token = (await page.locator('#revealed-secret').textContent())!.trim();
+    const okta = idp(org.scimBaseUrl, token, 'Okta SCIM Client 1.0.0');
+
+    // The admin is at the token's step, clicking Test Connector Configuration: the panel is in view.
+    await steps.nth(4).scrollIntoViewIfNeeded();
+    expect((await okta('GET', '/Users?startIndex=1&count=1')).status).toBe(200);
+    const state = page.locator('#connection [data-state]');
+    await expect.poll(() => state.getAttribute('data-state'), { timeout: 20_000 }).toBe('connected');
+    await expectPanelInView(page);
+
+    for (const [userName, givenName, familyName] of [
+      ['ada@initech.example', 'Ada', 'Lovelace'],
+      ['grace@initech.example', 'Grace', 'Hopper'],
+    ]) {
+      expect(
+        (await okta('GET', `/Users?filter=userName+eq+%22${encodeURIComponent(userName!)}%22`)).status,
+      ).toBe(200);
+      const created = await okta('POST', '/Users', {
+        schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+        userName,
+        name: { givenName, familyName },
+        displayName: `${givenName} ${familyName}`,
+        emails: [{ primary: true, value: userName, type: 'work' }],
+        active: true,
+      });
+      expect(created.status).toBe(201);
+    }
+    expect(
+      (
+        await okta('POST', '/Groups', {
+          schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'],
+          displayName: 'Engineering',
+          members: [],
+        })
+      ).status,
+    ).toBe(201);
+    const connection = page.locator('#connection');
+    await expect
+      .poll(() => connection.textContent(), { timeout: 20_000 })
+      .toContain('2 users and 1 group received so far.');
+    const names = await connection.locator('ul.arrivals .who').allTextContents();
+    expect(names).toEqual(['Grace Hopper', 'Ada Lovelace', 'Engineering']);
+    await expectPanelInView(page);
+    await expectWhiteLabel(page);
+    await page.evaluate('window.scrollTo(0, 0)');
+    await page.screenshot({ path: join(SHOTS, 'setup-okta.png') });
+
+    await expectPhoneFit(page, [
+      new URL(url).pathname,
+      '/console/setup',
+      '/console/setup/okta',
+      '/console/setup/entra',
+      '/console/setup/onelogin',
+    ]);
+    const phone = await browser.newContext({
+      viewport: PHONE,
+      storageState: await page.context().storageState(),
+    });
+    const small = await phone.newPage();
+    await small.goto(`${origin}/console/setup/okta`);
+    await small.screenshot({ path: join(SHOTS, 'setup-phone.png') });
+    await small.locator('ol.steps > li').nth(4).scrollIntoViewIfNeeded();
+    // Above the steps and sticky on a phone: still on the screen at step 5.
+    await expectPanelInView(small);
+    await phone.close();
+    expect(problems).toEqual([]);
+  });
+
+  it('Entra: the panel turns green while step 3 (Test Connection) is on the screen, and shows the first user', async () => {
+    const org = await admin('POST', '/orgs', { name: 'Globex', groupSync: false });
+    const { url } = await admin('POST', `/orgs/${org.id}/setup-links`, { expiresInHours: 24 });
+    const { page, problems } = await openLink(url);
+    await page.getByRole('link', { name: 'Microsoft Entra ID' }).click();
+    await page.waitForURL(`${origin}/console/setup/entra`);
+    await expectWhiteLabel(page);
+    expect(await page.locator('main').textContent()).toContain(`${org.scimBaseUrl}?aadOptscim062020`);
+    await page.getByRole('button', { name: 'Generate a token' }).click();
+    const token = (await page.locator('#revealed-secret').textContent())!.trim();
+    const entra = idp(`${org.scimBaseUrl}`, token, 'Microsoft.AAD.Provisioning');
+
+    const testStep = page.locator('ol.steps > li').nth(2);
+    expect(await testStep.locator('h3').textContent()).toBe('Test the connection');
+    await testStep.scrollIntoViewIfNeeded();
+    expect((await entra('GET', '/Users?filter=userName+eq+%2248c3a7b2-5f1e%22')).status).toBe(200);
+    const state = page.locator('#connection [data-state]');
+    await expect.poll(() => state.getAttribute('data-state'), { timeout: 20_000 }).toBe('connected');
+    await expectPanelInView(page);
+    expect(await testStep.isVisible()).toBe(true);
+
+    const created = await entra('POST', '/Users', {
+      schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+      externalId: 'linus',
+      userName: 'linus@globex.example',
+      active: true,
+      displayName: 'Linus Torvalds',
+      name: { givenName: 'Linus', familyName: 'Torvalds' },
+    });
+    expect(created.status).toBe(201);
+    const connection = page.locator('#connection');
+    await expect
+      .poll(() => connection.textContent(), { timeout: 20_000 })
+      .toContain('1 user received so far.');
+    expect(await connection.locator('ul.arrivals .who').allTextContents()).toEqual(['Linus Torvalds']);
+    // Group sync is off: no list of groups.
+    expect(await connection.getByRole('heading', { name: 'Groups' }).count()).toBe(0);
+    await expectWhiteLabel(page);
+    await expectPhoneFit(page, ['/console/setup', '/console/setup/entra']);
+    expect(problems).toEqual([]);
+  });
+
+  it('the operator’s pages keep scimd’s name, with the brand’s logo and colour beside it', async () => {
+    const context = await browser.newContext({ viewport: LAPTOP });
+    const page = await context.newPage();
+    await page.goto(`${origin}/console/sign-in`);
+    await page.getByLabel('Admin token').fill(LIVE_ADMIN_TOKEN);
+    await page.keyboard.press('Enter');
+    await page.waitForURL(`${origin}/console`);
+    expect(await page.title()).toBe('Organizations · scimd');
+    const logo = (await page.evaluate(
+      '(() => { const s = getComputedStyle(document.querySelector("header.top .logo")); return [s.backgroundImage, s.width]; })()',
+    )) as [string, string];
+    expect(logo[0]).toContain('/console/assets/logo.svg');
+    // The logo's own proportions (176 by 40) at the header's height of 1.75rem.
+    expect(Number.parseFloat(logo[1])).toBeCloseTo((176 / 40) * 1.75 * 16, 0);
+    const band = await page.evaluate('getComputedStyle(document.querySelector("header.top")).borderTopColor');
+    expect(band).toBe('rgb(109, 40, 217)');
+    await context.close();
   });
 });
