@@ -2,13 +2,13 @@
 // the operator's actions through the admin services and the audit log, setup links (stored hashed,
 // limited to their organization, dead at expiry or revocation), and the operator's brand on the pages
 // a link opens (CONSOLE_BRAND_*). The browser journeys are in journeys.test.ts.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { pino } from 'pino';
 import supertest from 'supertest';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { readConfig } from '../../src/config.js';
 import { brandStylesheet, loadBrand } from '../../src/console/brand.js';
@@ -596,6 +596,7 @@ describe('console: the operator’s brand on a customer’s pages', () => {
     'base64',
   );
   const dir = mkdtempSync(join(tmpdir(), 'scimd-brand-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const file = (name: string, body: string | Buffer) => {
     const path = join(dir, name);
     writeFileSync(path, body);

@@ -7,7 +7,7 @@
 // Under an operator's white label (CONSOLE_BRAND_*), IT admins connect Okta and Entra with the panel
 // in view; CONSOLE_SCREENSHOTS=docs/images npx vitest run test/console/journeys.test.ts -t white-label
 // renews docs/images/setup-okta.png and setup-phone.png.
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -403,8 +403,9 @@ describe.skipIf(!haveChromium)('an IT admin on white-labelled setup pages, in he
   let database: Database;
   let server: Server;
   let origin = '';
+  const logoDir = mkdtempSync(join(tmpdir(), 'scimd-brand-'));
   beforeAll(async () => {
-    const logoPath = join(mkdtempSync(join(tmpdir(), 'scimd-brand-')), 'acme.svg');
+    const logoPath = join(logoDir, 'acme.svg');
     writeFileSync(logoPath, LOGO);
     const brand = loadBrand({ name: BRAND, color: '#6d28d9', logoPath });
     database = await createTestDatabase();
@@ -435,6 +436,7 @@ describe.skipIf(!haveChromium)('an IT admin on white-labelled setup pages, in he
     server?.closeAllConnections();
     await new Promise((r) => server?.close(r));
     await database?.close();
+    rmSync(logoDir, { recursive: true, force: true });
   });
 
   const admin = async (method: string, path: string, body?: unknown) => {
