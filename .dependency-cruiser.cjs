@@ -4,7 +4,7 @@ const ENTRY =
   '^src/(index|cli|app|config|admin-token|receiver|server|start|version|serving-address)[.]ts$|^src/cli/';
 const SURFACES = '^src/(admin|console|scim)/';
 const DOMAINS =
-  '^src/(orgs|resources|changes|webhooks|custom-schemas|health|audit|sessions|discovery|metrics)/';
+  '^src/(orgs|resources|changes|webhooks|custom-schemas|health|audit|sessions|discovery|metrics|roles)/';
 const CORE = '^src/(schema|filter)/';
 const KIT = '^src/http/';
 const BASE = '^src/db/|^src/(json|log|secrets)[.]ts$';

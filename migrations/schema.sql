@@ -79,6 +79,19 @@ CREATE TABLE console_sessions (
 CREATE INDEX console_sessions_expiry ON console_sessions USING btree (expires_at);
 CREATE INDEX console_sessions_link ON console_sessions USING btree (setup_link_id);
 
+CREATE TABLE entitlements (
+    id uuid NOT NULL,
+    org_id uuid,
+    value text NOT NULL,
+    display_name text NOT NULL,
+    description text DEFAULT ''::text NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    updated_at timestamp with time zone NOT NULL,
+    CONSTRAINT entitlements_pkey PRIMARY KEY (id),
+    CONSTRAINT entitlements_org_id_fkey FOREIGN KEY (org_id) REFERENCES orgs(id) ON DELETE CASCADE
+);
+CREATE UNIQUE INDEX entitlements_scope_value ON entitlements USING btree (org_id, lower(value)) NULLS NOT DISTINCT;
+
 CREATE TABLE group_member_changes (
     org_id uuid NOT NULL,
     group_id uuid NOT NULL,
@@ -156,6 +169,43 @@ CREATE TABLE orgs (
 );
 CREATE TRIGGER orgs_changes AFTER DELETE ON orgs FOR EACH ROW EXECUTE FUNCTION scim_org_deleted();
 
+CREATE TABLE role_mappings (
+    org_id uuid NOT NULL,
+    "position" integer NOT NULL,
+    group_id uuid,
+    group_display_name text,
+    role text NOT NULL,
+    CONSTRAINT role_mappings_pkey PRIMARY KEY (org_id, "position"),
+    CONSTRAINT role_mappings_org_id_fkey FOREIGN KEY (org_id) REFERENCES orgs(id) ON DELETE CASCADE,
+    CONSTRAINT role_mappings_check CHECK ((group_id IS NULL) <> (group_display_name IS NULL))
+);
+CREATE INDEX role_mappings_group ON role_mappings USING btree (org_id, group_id) WHERE (group_id IS NOT NULL);
+CREATE INDEX role_mappings_group_name ON role_mappings USING btree (org_id, lower(group_display_name)) WHERE (group_display_name IS NOT NULL);
+
+CREATE TABLE role_settings (
+    org_id uuid NOT NULL,
+    default_role text,
+    mode text DEFAULT 'multiple'::text NOT NULL,
+    updated_at timestamp with time zone NOT NULL,
+    CONSTRAINT role_settings_pkey PRIMARY KEY (org_id),
+    CONSTRAINT role_settings_org_id_fkey FOREIGN KEY (org_id) REFERENCES orgs(id) ON DELETE CASCADE,
+    CONSTRAINT role_settings_mode_check CHECK (mode = ANY (ARRAY['multiple'::text, 'single'::text]))
+);
+
+CREATE TABLE roles (
+    id uuid NOT NULL,
+    org_id uuid,
+    value text NOT NULL,
+    display_name text NOT NULL,
+    description text DEFAULT ''::text NOT NULL,
+    priority integer DEFAULT 0 NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    updated_at timestamp with time zone NOT NULL,
+    CONSTRAINT roles_pkey PRIMARY KEY (id),
+    CONSTRAINT roles_org_id_fkey FOREIGN KEY (org_id) REFERENCES orgs(id) ON DELETE CASCADE
+);
+CREATE UNIQUE INDEX roles_scope_value ON roles USING btree (org_id, lower(value)) NULLS NOT DISTINCT;
+
 CREATE TABLE scim_tokens (
     org_id uuid NOT NULL,
     id uuid NOT NULL,
@@ -221,6 +271,26 @@ CREATE TABLE sync_failures (
     CONSTRAINT sync_failures_org_id_fkey FOREIGN KEY (org_id) REFERENCES orgs(id) ON DELETE CASCADE
 );
 CREATE INDEX sync_failures_org ON sync_failures USING btree (org_id, id);
+
+CREATE TABLE user_entitlements (
+    org_id uuid NOT NULL,
+    user_id uuid NOT NULL,
+    entitlement text NOT NULL,
+    sources text[] NOT NULL,
+    CONSTRAINT user_entitlements_pkey PRIMARY KEY (org_id, user_id, entitlement),
+    CONSTRAINT user_entitlements_org_id_user_id_fkey FOREIGN KEY (org_id, user_id) REFERENCES users(org_id, id) ON DELETE CASCADE
+);
+CREATE INDEX user_entitlements_value ON user_entitlements USING btree (org_id, entitlement);
+
+CREATE TABLE user_roles (
+    org_id uuid NOT NULL,
+    user_id uuid NOT NULL,
+    role text NOT NULL,
+    sources text[] NOT NULL,
+    CONSTRAINT user_roles_pkey PRIMARY KEY (org_id, user_id, role),
+    CONSTRAINT user_roles_org_id_user_id_fkey FOREIGN KEY (org_id, user_id) REFERENCES users(org_id, id) ON DELETE CASCADE
+);
+CREATE INDEX user_roles_value ON user_roles USING btree (org_id, role);
 
 CREATE TABLE users (
     org_id uuid NOT NULL,

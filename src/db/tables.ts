@@ -243,6 +243,64 @@ interface ConsoleSessionsTable {
   expires_at: Timestamp;
 }
 
+/** A role of the catalogue: the environment's (org_id null) or one organization's own. */
+interface RolesTable {
+  id: string;
+  org_id: string | null;
+  value: string;
+  display_name: string;
+  description: string;
+  /** In `single` mode a user keeps its role of highest priority. */
+  priority: number;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** An entitlement of the catalogue: the environment's (org_id null) or one organization's own. */
+interface EntitlementsTable {
+  id: string;
+  org_id: string | null;
+  value: string;
+  display_name: string;
+  description: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** An organization's mapping of a group (by id, or by displayName in any case) to a role. */
+interface RoleMappingsTable {
+  org_id: string;
+  /** The order the mappings were given in. */
+  position: number;
+  group_id: string | null;
+  group_display_name: string | null;
+  role: string;
+}
+
+/** An organization's default role and mode; no row: no default, `multiple`. */
+interface RoleSettingsTable {
+  org_id: string;
+  default_role: string | null;
+  mode: 'multiple' | 'single';
+  updated_at: Timestamp;
+}
+
+/** A user's effective role, with what gives it (`idp`, `group:<id>`, `default`). */
+interface UserRolesTable {
+  org_id: string;
+  user_id: string;
+  role: string;
+  sources: string[];
+}
+
+/** A user's effective entitlement, with what gives it (`idp`). */
+interface UserEntitlementsTable {
+  org_id: string;
+  user_id: string;
+  entitlement: string;
+  sources: string[];
+}
+
 export interface DB {
   orgs: OrgsTable;
   org_schemas: OrgSchemasTable;
@@ -262,4 +320,10 @@ export interface DB {
   sync_failures: SyncFailuresTable;
   setup_links: SetupLinksTable;
   console_sessions: ConsoleSessionsTable;
+  roles: RolesTable;
+  entitlements: EntitlementsTable;
+  role_mappings: RoleMappingsTable;
+  role_settings: RoleSettingsTable;
+  user_roles: UserRolesTable;
+  user_entitlements: UserEntitlementsTable;
 }
