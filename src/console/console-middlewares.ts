@@ -31,6 +31,18 @@ export function securityHeaders(): Middleware {
   };
 }
 
+/** The attributes a page names one of the console's own paths in (values are escaped: never a quote). */
+const OWN_LINK = /\b(href|action|src|data-refresh)="\/console\b/g;
+
+/** Pages link to the path a browser reaches the console at: the base path before `/console`. */
+export function prefixLinks(basePath: string): Middleware {
+  return async (ctx, next) => {
+    await next();
+    if (basePath !== '' && typeof ctx.body === 'string' && ctx.response.is('html'))
+      ctx.body = ctx.body.replace(OWN_LINK, `$1="${basePath}/console`);
+  };
+}
+
 /** The console's own script, style and images; every other answer is not to be stored. */
 export function serveAssets(serve: (ctx: Parameters<Middleware>[0], name: string) => boolean): Middleware {
   return async (ctx, next) => {

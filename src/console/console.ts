@@ -7,12 +7,19 @@ import type { Middleware } from 'koa';
 import compose from 'koa-compose';
 import { auditedActions } from '../audit/audited-action.js';
 import { AdminError } from '../http/admin-errors.js';
+import { basePathOf } from '../http/base-path.js';
 import { FailureThrottle } from '../http/failure-throttle.js';
 import { Sessions } from '../sessions/sessions.js';
 import { assetServer } from './assets.js';
 import { NO_BRAND } from './brand.js';
 import type { ConsoleDeps, ConsoleState } from './console-deps.js';
-import { refuseOtherSites, requireSession, securityHeaders, serveAssets } from './console-middlewares.js';
+import {
+  prefixLinks,
+  refuseOtherSites,
+  requireSession,
+  securityHeaders,
+  serveAssets,
+} from './console-middlewares.js';
 import { registerOperatorRoutes } from './operator.routes.js';
 import { renderConsoleErrors } from './render-console-errors.js';
 import { registerSetupRoutes } from './setup.routes.js';
@@ -23,7 +30,8 @@ const SIGN_IN_THROTTLE = { limit: 5, windowMs: 5 * 60_000 } as const;
 const CONSOLE_PATH = /^\/console(\/|$)/;
 
 export function consoleApp(deps: ConsoleDeps): Middleware {
-  const sessions = new Sessions(deps.db, deps.adminToken, deps.publicUrl.startsWith('https:'));
+  const basePath = basePathOf(deps.publicUrl);
+  const sessions = new Sessions(deps.db, deps.adminToken, deps.publicUrl.startsWith('https:'), basePath);
   const signInThrottle = deps.signInThrottle ?? new FailureThrottle(SIGN_IN_THROTTLE);
   const brand = deps.brand ?? NO_BRAND;
   // Case-sensitive, as the path checks above the router are.
@@ -34,6 +42,7 @@ export function consoleApp(deps: ConsoleDeps): Middleware {
   registerSetupRoutes(router, tools);
   const chain = compose<Parameters<Middleware<ConsoleState>>[0]>([
     securityHeaders(),
+    prefixLinks(basePath),
     serveAssets(assetServer(brand)),
     renderConsoleErrors(tools),
     refuseOtherSites(deps.publicUrl),
