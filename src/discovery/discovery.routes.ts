@@ -3,9 +3,10 @@ import type { RouterMiddleware } from '@koa/router';
 import { respond } from '../http/respond.js';
 import { ForbiddenError, NotFoundError } from '../http/scim-errors.js';
 import type { ScimState } from '../resources/scim-state.js';
+import { catalogueKinds } from '../roles/catalogue-kinds.repository.js';
 import { findResourceType, findSchema } from '../schema/registry.js';
 import { renderResourceType, renderSchema, serviceProviderConfig } from './discovery.js';
-import type { DiscoveryDocuments } from './discovery-documents.js';
+import { catalogueTypesOf, type DiscoveryDocuments } from './discovery-documents.js';
 
 /**
  * RFC 7644 §4: a filter on /ResourceTypes or /Schemas SHOULD be answered 403, so that a client cannot
@@ -21,39 +22,51 @@ const refuseFilter: RouterMiddleware<ScimState> = async (ctx, next) => {
 };
 
 // Discovery answers any valid token of the organization, whatever its scopes, with the organization's
-// own schemas beside the standard ones, from documents built once per version of its schemas.
+// own schemas beside the standard ones, and Role and Entitlement while its catalogue of each has
+// entries (read at each request, so a catalogue's change shows at once), from documents built once
+// per version of its schemas and per catalogues it has.
 export function registerDiscoveryRoutes(router: Router<ScimState>, documents: DiscoveryDocuments): void {
-  const of = (state: ScimState) => documents.of(state.baseUrl, state.registry);
+  const of = async (state: ScimState) =>
+    documents.of(state.baseUrl, state.registry, await catalogueKinds(state.db, state.org.id));
+  /** The organization's catalogue types, when `id` may name one (neither User nor Group does). */
+  const catalogueTypes = async (state: ScimState) =>
+    catalogueTypesOf(await catalogueKinds(state.db, state.org.id));
 
   router.get('/ServiceProviderConfig', (ctx) => {
     respond(ctx, 200, serviceProviderConfig(ctx.state.baseUrl));
   });
 
-  router.get('/ResourceTypes', refuseFilter, (ctx) => {
-    respond(ctx, 200, of(ctx.state).resourceTypes);
+  router.get('/ResourceTypes', refuseFilter, async (ctx) => {
+    respond(ctx, 200, (await of(ctx.state)).resourceTypes);
   });
 
-  router.get('/ResourceTypes/:id', (ctx) => {
-    const type = findResourceType(ctx.state.registry, ctx.params.id!);
-    if (!type) throw new NotFoundError(`Resource type ${ctx.params.id} not found`);
+  router.get('/ResourceTypes/:id', async (ctx) => {
+    const id = ctx.params.id!;
+    const type =
+      findResourceType(ctx.state.registry, id) ??
+      (await catalogueTypes(ctx.state)).find((t) => t.id.toLowerCase() === id.toLowerCase());
+    if (!type) throw new NotFoundError(`Resource type ${id} not found`);
     respond(
       ctx,
       200,
-      of(ctx.state).single(`type:${type.id}`, (baseUrl) => renderResourceType(type, baseUrl)),
+      (await of(ctx.state)).single(`type:${type.id}`, (baseUrl) => renderResourceType(type, baseUrl)),
     );
   });
 
-  router.get('/Schemas', refuseFilter, (ctx) => {
-    respond(ctx, 200, of(ctx.state).schemas);
+  router.get('/Schemas', refuseFilter, async (ctx) => {
+    respond(ctx, 200, (await of(ctx.state)).schemas);
   });
 
-  router.get('/Schemas/:id', (ctx) => {
-    const schema = findSchema(ctx.state.registry, ctx.params.id!);
-    if (!schema) throw new NotFoundError(`Schema ${ctx.params.id} not found`);
+  router.get('/Schemas/:id', async (ctx) => {
+    const id = ctx.params.id!;
+    const schema =
+      findSchema(ctx.state.registry, id) ??
+      (await catalogueTypes(ctx.state)).find((t) => t.schema.toLowerCase() === id.toLowerCase())?.definition;
+    if (!schema) throw new NotFoundError(`Schema ${id} not found`);
     respond(
       ctx,
       200,
-      of(ctx.state).single(`schema:${schema.id}`, (baseUrl) => renderSchema(schema, baseUrl)),
+      (await of(ctx.state)).single(`schema:${schema.id}`, (baseUrl) => renderSchema(schema, baseUrl)),
     );
   });
 }

@@ -29,6 +29,18 @@ export function serviceProviderConfig(baseUrl: string): ScimResource {
       maxPageSize: capabilities.maxPageSize,
       cursorTimeout: capabilities.cursorTimeout,
     },
+    // draft-ietf-scim-roles-entitlements: /Roles and /Entitlements answer every organization (the
+    // resource types appear once its catalogue of the kind has entries); a User holds several of
+    // each, with primary and type kept as sent.
+    RolesAndEntitlements: {
+      roles: { supported: true, multipleRolesSupported: true, primarySupported: true, typeSupported: true },
+      entitlements: {
+        supported: true,
+        multipleEntitlementsSupported: true,
+        primarySupported: true,
+        typeSupported: true,
+      },
+    },
     authenticationSchemes: [
       {
         type: 'oauthbearertoken',
@@ -45,7 +57,13 @@ export function serviceProviderConfig(baseUrl: string): ScimResource {
   };
 }
 
-export function renderResourceType(type: ResourceTypeDef, baseUrl: string): ScimResource {
+/** What a ResourceType document shows of a type: User and Group, or a catalogue's (Role, Entitlement). */
+type RenderedType = Pick<ResourceTypeDef, 'name' | 'endpoint' | 'description' | 'schema'> & {
+  readonly id: string;
+  readonly schemaExtensions: readonly { readonly schema: string; readonly required: boolean }[];
+};
+
+export function renderResourceType(type: RenderedType, baseUrl: string): ScimResource {
   return {
     schemas: [RESOURCE_TYPE_SCHEMA_URN],
     id: type.id,

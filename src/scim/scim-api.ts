@@ -21,6 +21,7 @@ import type { ResourceWrites } from '../resources/resource-writes.js';
 import type { ScimState } from '../resources/scim-state.js';
 import { registerRootSearch } from '../resources/search.routes.js';
 import { registerUserRoutes } from '../resources/users.routes.js';
+import { registerCatalogueRoutes } from '../roles/catalogue.routes.js';
 import { recordAfterAnswer } from './after-answer.js';
 import { authenticate } from './authenticate.js';
 import { jsonBody } from './json-body.js';
@@ -54,6 +55,7 @@ function buildRouter(documents: DiscoveryDocuments): Router<ScimState> {
   registerUserRoutes(router);
   registerGroupRoutes(router);
   registerRootSearch(router);
+  registerCatalogueRoutes(router);
   const notImplemented = (what: string) => () => {
     throw new NotImplementedError(`${what} is not supported by this service provider`);
   };
