@@ -29,6 +29,8 @@ const BY_REASON: Readonly<Record<string, string>> = {
     'An attribute has a value of the wrong kind: check its mapping in the IdP (type, single or multi-valued, required).',
   members_not_users:
     'A group names members that are not users of this organization: push the users before their groups.',
+  value_not_catalogued:
+    'The IdP assigns a role or entitlement this service does not offer: assign only the values its /Roles and /Entitlements list (Okta: import them again; Entra: make the app roles’ values match), or ask the operator to add it.',
 };
 
 const BY_STATUS: Readonly<Record<number, string>> = {

@@ -32,7 +32,8 @@ export type FailureReason =
   | 'unknown_attribute'
   | 'ambiguous_attribute'
   | 'attribute_value'
-  | 'members_not_users';
+  | 'members_not_users'
+  | 'value_not_catalogued';
 
 export class ScimError extends Error {
   readonly headers: Record<string, string> = {};

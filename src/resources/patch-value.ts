@@ -24,11 +24,31 @@ function isBooleanText(value: string): boolean {
 }
 
 /**
+ * Entra's AppRoleAssignmentsComplex mapping, without the aadOptscim062020 flag, sends each role a PATCH
+ * adds as `{"value": "{\"id\":…,\"value\":\"Admin\",\"displayName\":\"Admin\"}"}`: the app role
+ * as JSON text. Its value and displayName become the element's value and display.
+ */
+function unwrapAppRole(element: Json): Json {
+  const text = element.value;
+  if (typeof text !== 'string' || !text.startsWith('{')) return element;
+  let role: unknown;
+  try {
+    role = JSON.parse(text);
+  } catch {
+    return element;
+  }
+  if (!isObject(role) || typeof role.value !== 'string') return element;
+  const display = typeof role.displayName === 'string' ? { display: role.displayName } : {};
+  return { ...display, ...element, value: role.value };
+}
+
+/**
  * The value an operation sets, in the attribute's shape. IdP shapes handled here:
  * - Entra sends a reference such as `manager` as a bare id, `{value}` or a one-element array, and
  *   `""`, `{"value": ""}` or null to remove it;
  * - older Entra and SDK shapes wrap single values in a one-element array (`[{"value": "X"}]`);
- * - the Microsoft collection adds a member as a bare string id.
+ * - the Microsoft collection adds a member as a bare string id;
+ * - Entra adds app roles as JSON text (unwrapAppRole).
  */
 export function shapeValue(attr: AttributeDef, value: unknown): unknown | typeof REMOVE {
   if (value === null || value === undefined) return REMOVE;
@@ -36,7 +56,10 @@ export function shapeValue(attr: AttributeDef, value: unknown): unknown | typeof
   const hasValueSub = subs.some((s) => s.name === 'value');
   const element = (v: unknown): unknown => {
     if (attr.type !== 'complex') return v;
-    if (isObject(v)) return canonicalObject(v, subs);
+    if (isObject(v)) {
+      const canonical = canonicalObject(v, subs);
+      return attr.name === 'roles' ? unwrapAppRole(canonical) : canonical;
+    }
     return hasValueSub && (typeof v === 'string' || typeof v === 'number') ? { value: v } : v;
   };
   if (attr.multiValued) return (Array.isArray(value) ? value : [value]).map(element);

@@ -6,6 +6,7 @@ import { insertAudit } from '../audit/audit.repository.js';
 import type { DB, DeprovisioningMode, TokenScope } from '../db/tables.js';
 import { NotFoundError, ServiceUnavailableError } from '../http/scim-errors.js';
 import { sameJson } from '../json.js';
+import { checkCatalogued } from '../roles/catalogue-values.js';
 import { findAttribute, resourceTypes, topLevelAttributes } from '../schema/registry.js';
 import type { AttributeDef, ResourceTypeDef } from '../schema/types.js';
 import { claimUniqueValues, uniqueAttributesOf } from './custom-uniqueness.js';
@@ -134,6 +135,7 @@ export async function createUser(
   audit?: (id: string) => AuditEntry,
 ): Promise<StoredUser> {
   const attributes = toStoredAttributes(validateResource(type, 'create', body));
+  await checkCatalogued(db, orgId, attributes);
   const id = randomUUID();
   const now = new Date();
   await withUniqueValues(db, orgId, type, attributes, undefined, (db) =>
@@ -182,6 +184,12 @@ export async function replaceUser(
   audit: AuditEntry,
 ): Promise<StoredUser> {
   const attributes = toStoredAttributes(validateResource(type, 'replace', body));
+  await checkCatalogued(
+    db,
+    orgId,
+    attributes,
+    async () => (await repo.findUser(db, orgId, id, { groups: false }))?.attributes,
+  );
   const replaced = await withUniqueValues(db, orgId, type, attributes, id, (db) =>
     uniqueUserName(writes.replace(db, orgId, id, attributes, new Date(), audit)),
   );
@@ -222,6 +230,7 @@ export async function patchUser(
     const current = await repo.findUser(db, orgId, id, { groups: false });
     if (!current) throw userNotFound(id);
     const next = toStoredAttributes(applyPatch(current.attributes, operations, type, { id }).attributes);
+    await checkCatalogued(db, orgId, next, async () => current.attributes);
     if (sameJson(next, current.attributes)) {
       await insertAudit(db, [{ entry: audit, at: new Date() }]);
       return (await repo.findUser(db, orgId, id)) ?? current;
