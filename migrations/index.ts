@@ -18,6 +18,7 @@ import * as usersHotUpdates from './2026-12-03T00-00_users-hot-updates.js';
 import * as deprovisionedUsersLeaveGroups from './2026-12-04T00-00_deprovisioned-users-leave-groups.js';
 import * as failureReasons from './2026-12-05T00-00_failure-reasons.js';
 import * as roles from './2026-12-06T00-00_roles.js';
+import * as effectiveRoles from './2026-12-06T01-00_effective-roles.js';
 
 // Every migration, by name; Kysely runs them in name order. Add new files here, then run `npm run schema`:
 // schema.sql beside them shows what the migrations build (the latest text of every table and function).
@@ -41,4 +42,5 @@ export const migrations: Record<string, Migration> = {
   '2026-12-04T00-00_deprovisioned-users-leave-groups': deprovisionedUsersLeaveGroups,
   '2026-12-05T00-00_failure-reasons': failureReasons,
   '2026-12-06T00-00_roles': roles,
+  '2026-12-06T01-00_effective-roles': effectiveRoles,
 };

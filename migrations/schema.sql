@@ -112,8 +112,10 @@ CREATE TABLE group_members (
     CONSTRAINT group_members_user_fkey FOREIGN KEY (org_id, user_id) REFERENCES users(org_id, id) ON DELETE CASCADE
 );
 CREATE INDEX group_members_org_user ON group_members USING btree (org_id, user_id);
+CREATE TRIGGER group_members_added_access AFTER INSERT ON group_members REFERENCING NEW TABLE AS added_members FOR EACH STATEMENT EXECUTE FUNCTION scim_group_added_access();
 CREATE TRIGGER group_members_delete_changes AFTER DELETE ON group_members REFERENCING OLD TABLE AS removed_members FOR EACH STATEMENT EXECUTE FUNCTION scim_group_removed_members();
 CREATE TRIGGER group_members_insert_changes AFTER INSERT ON group_members REFERENCING NEW TABLE AS added_members FOR EACH STATEMENT EXECUTE FUNCTION scim_group_added_members();
+CREATE TRIGGER group_members_removed_access AFTER DELETE ON group_members REFERENCING OLD TABLE AS removed_members FOR EACH STATEMENT EXECUTE FUNCTION scim_group_removed_access();
 
 CREATE TABLE groups (
     org_id uuid NOT NULL,
@@ -130,6 +132,7 @@ CREATE INDEX groups_org_created ON groups USING btree (org_id, created_at, id);
 CREATE UNIQUE INDEX groups_org_display_name_ci ON groups USING btree (org_id, lower(display_name));
 CREATE INDEX groups_org_external_id ON groups USING btree (org_id, external_id);
 CREATE TRIGGER groups_changes AFTER INSERT OR DELETE OR UPDATE ON groups FOR EACH ROW EXECUTE FUNCTION scim_group_changes();
+CREATE TRIGGER groups_renamed_access AFTER UPDATE OF display_name ON groups FOR EACH ROW WHEN (lower(old.display_name) <> lower(new.display_name)) EXECUTE FUNCTION scim_group_renamed_access();
 
 CREATE TABLE org_counts (
     org_id uuid NOT NULL,
@@ -314,6 +317,8 @@ CREATE INDEX users_org_created ON users USING btree (org_id, created_at, id);
 CREATE INDEX users_org_external_id ON users USING btree (org_id, external_id);
 CREATE UNIQUE INDEX users_org_user_name_ci ON users USING btree (org_id, lower(user_name)) WHERE (deprovisioned_at IS NULL);
 CREATE STATISTICS users_lower_user_name ON lower(user_name) FROM users;
+CREATE TRIGGER users_access_changed AFTER UPDATE ON users FOR EACH ROW WHEN (old.active <> new.active OR (old.deprovisioned_at IS NULL) <> (new.deprovisioned_at IS NULL) OR (old.data -> 'roles'::text) IS DISTINCT FROM (new.data -> 'roles'::text) OR (old.data -> 'entitlements'::text) IS DISTINCT FROM (new.data -> 'entitlements'::text)) EXECUTE FUNCTION scim_user_access_changed();
+CREATE TRIGGER users_added_access AFTER INSERT ON users REFERENCING NEW TABLE AS added_users FOR EACH STATEMENT EXECUTE FUNCTION scim_users_added_access();
 CREATE TRIGGER users_changes AFTER INSERT OR DELETE OR UPDATE ON users FOR EACH ROW EXECUTE FUNCTION scim_user_changes();
 CREATE TRIGGER users_leave_groups AFTER UPDATE OF deprovisioned_at ON users FOR EACH ROW WHEN (old.deprovisioned_at IS NULL AND new.deprovisioned_at IS NOT NULL) EXECUTE FUNCTION scim_user_left_groups();
 
@@ -359,6 +364,19 @@ CREATE TABLE webhook_endpoints (
 
 -- Views
 
+CREATE VIEW directory.entitlements AS
+ SELECT o.id AS organization_id,
+    c.id,
+    c.value,
+    c.display_name,
+    c.description,
+        CASE
+            WHEN c.org_id IS NULL THEN 'environment'::text
+            ELSE 'organization'::text
+        END AS scope
+   FROM orgs o
+     JOIN entitlements c ON c.org_id IS NULL OR c.org_id = o.id;
+
 CREATE VIEW directory.group_members AS
  SELECT org_id,
     group_id,
@@ -376,6 +394,34 @@ CREATE VIEW directory.groups AS
     r.updated_at
    FROM groups g
      CROSS JOIN LATERAL scim_read_group(g.*) r(org_id, id, external_id, display_name, attributes, created_at, updated_at);
+
+CREATE VIEW directory.roles AS
+ SELECT o.id AS organization_id,
+    c.id,
+    c.value,
+    c.display_name,
+    c.description,
+    c.priority,
+        CASE
+            WHEN c.org_id IS NULL THEN 'environment'::text
+            ELSE 'organization'::text
+        END AS scope
+   FROM orgs o
+     JOIN roles c ON c.org_id IS NULL OR c.org_id = o.id;
+
+CREATE VIEW directory.user_entitlements AS
+ SELECT org_id AS organization_id,
+    user_id,
+    entitlement,
+    sources
+   FROM user_entitlements;
+
+CREATE VIEW directory.user_roles AS
+ SELECT org_id AS organization_id,
+    user_id,
+    role,
+    sources
+   FROM user_roles;
 
 CREATE VIEW directory.users AS
  SELECT r.org_id,
@@ -402,12 +448,92 @@ CREATE VIEW directory.users AS
 
 -- Functions
 
+CREATE OR REPLACE FUNCTION scim_access_refresh(p_org uuid, p_users uuid[], p_roles boolean, p_entitlements boolean)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+    declare
+      ids uuid[];
+      batch uuid[];
+      i integer := 1;
+    begin
+      if not exists (select 1 from orgs where id = p_org) then
+        return;
+      end if;
+      select coalesce(array_agg(distinct x order by x), '{}') into ids from unnest(p_users) x;
+      while i <= cardinality(ids) loop
+        batch := ids[i : i + 999];
+        perform 1 from users u where u.org_id = p_org and u.id = any(batch) order by u.id for no key update;
+        if p_roles then
+          perform scim_user_roles_refresh(p_org, batch);
+        end if;
+        if p_entitlements then
+          perform scim_user_entitlements_refresh(p_org, batch);
+        end if;
+        i := i + 1000;
+      end loop;
+    end
+    $function$;
+
+CREATE OR REPLACE FUNCTION scim_access_refresh_org(p_org uuid, p_groups uuid[], p_group_names text[], p_roles boolean, p_entitlements boolean)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+    declare
+      ids uuid[];
+    begin
+      if p_groups is null then
+        select array_agg(u.id) into ids from users u
+        where u.org_id = p_org and ((u.active and u.deprovisioned_at is null)
+          or exists (select 1 from user_roles h where h.org_id = p_org and h.user_id = u.id)
+          or exists (select 1 from user_entitlements h where h.org_id = p_org and h.user_id = u.id));
+      else
+        select array_agg(m.user_id) into ids from group_members m
+        where m.org_id = p_org and (m.group_id = any(p_groups) or m.group_id in (
+          select g.id from groups g
+          where g.org_id = p_org and lower(g.display_name) = any(array(select lower(n) from unnest(p_group_names) n))));
+      end if;
+      perform scim_access_refresh(p_org, ids, p_roles, p_entitlements);
+    end
+    $function$;
+
 CREATE OR REPLACE FUNCTION scim_extension_values(data jsonb)
  RETURNS jsonb
  LANGUAGE sql
  IMMUTABLE PARALLEL SAFE
 AS $function$
       select lower((data - '{externalId,userName,name,displayName,nickName,profileUrl,title,userType,preferredLanguage,locale,timezone,active,password,emails,phoneNumbers,ims,photos,addresses,groups,entitlements,roles,x509Certificates,urn:ietf:params:scim:schemas:extension:enterprise:2.0:User}'::text[])::text)::jsonb
+    $function$;
+
+CREATE OR REPLACE FUNCTION scim_group_added_access()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+    declare
+      r record;
+    begin
+      -- Without any mapping (most environments), one probe.
+      if not exists (select 1 from role_mappings) then
+        return null;
+      end if;
+      for r in
+        with touched as (
+          select distinct t.org_id, t.group_id from added_members t
+        ), mapped as (
+          select x.org_id, x.group_id from touched x
+          where exists (select 1 from role_mappings mp where mp.org_id = x.org_id and mp.group_id = x.group_id)
+            or exists (select 1 from groups g join role_mappings mp
+              on mp.org_id = g.org_id and lower(mp.group_display_name) = lower(g.display_name)
+              where g.org_id = x.org_id and g.id = x.group_id)
+        )
+        select t.org_id, array_agg(t.user_id) as ids from added_members t
+        join mapped m on m.org_id = t.org_id and m.group_id = t.group_id
+        group by t.org_id order by t.org_id
+      loop
+        perform scim_access_refresh(r.org_id, r.ids, true, false);
+      end loop;
+      return null;
+    end
     $function$;
 
 CREATE OR REPLACE FUNCTION scim_group_added_members()
@@ -456,6 +582,27 @@ AS $function$
     end
     $function$;
 
+CREATE OR REPLACE FUNCTION scim_group_removed_access()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+    declare
+      r record;
+    begin
+      if not exists (select 1 from user_roles) then
+        return null;
+      end if;
+      for r in select t.org_id, array_agg(t.user_id) as ids from removed_members t
+        where exists (select 1 from user_roles h where h.org_id = t.org_id and h.user_id = t.user_id
+          and ('group:' || t.group_id) = any(h.sources))
+        group by t.org_id order by t.org_id
+      loop
+        perform scim_access_refresh(r.org_id, r.ids, true, false);
+      end loop;
+      return null;
+    end
+    $function$;
+
 CREATE OR REPLACE FUNCTION scim_group_removed_members()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -479,6 +626,21 @@ AS $function$
         return null;
       end
       $function$;
+
+CREATE OR REPLACE FUNCTION scim_group_renamed_access()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+    begin
+      if exists (select 1 from role_mappings mp where mp.org_id = new.org_id
+          and lower(mp.group_display_name) in (lower(old.display_name), lower(new.display_name))) then
+        perform scim_access_refresh(new.org_id,
+          array(select m.user_id from group_members m where m.org_id = new.org_id and m.group_id = new.id),
+          true, false);
+      end if;
+      return null;
+    end
+    $function$;
 
 CREATE OR REPLACE FUNCTION scim_lower_values(items jsonb)
  RETURNS jsonb
@@ -635,6 +797,20 @@ AS $function$
         u.data, u.created_at, u.updated_at
     $function$;
 
+CREATE OR REPLACE FUNCTION scim_user_access_changed()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+    begin
+      perform scim_access_refresh(new.org_id, array[new.id],
+        old.data -> 'roles' is distinct from new.data -> 'roles' or old.active <> new.active
+          or (old.deprovisioned_at is null) <> (new.deprovisioned_at is null),
+        old.data -> 'entitlements' is distinct from new.data -> 'entitlements' or old.active <> new.active
+          or (old.deprovisioned_at is null) <> (new.deprovisioned_at is null));
+      return null;
+    end
+    $function$;
+
 CREATE OR REPLACE FUNCTION scim_user_changes()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -675,12 +851,152 @@ AS $function$
     end
     $function$;
 
+CREATE OR REPLACE FUNCTION scim_user_entitlements_refresh(p_org uuid, p_users uuid[])
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+    begin
+      with desired as materialized (
+        select u.id as user_id, c.value as entitlement, array['idp'] as sources
+        from users u
+        cross join lateral jsonb_array_elements(
+          case when jsonb_typeof(u.data -> 'entitlements') = 'array' then u.data -> 'entitlements' else '[]' end) e
+        join entitlements c on (c.org_id is null or c.org_id = p_org) and lower(c.value) = lower(e ->> 'value')
+        where u.org_id = p_org and u.id = any(p_users) and u.active and u.deprovisioned_at is null
+        group by u.id, c.value
+      ), held as materialized (
+        select h.user_id, h.entitlement, h.sources from user_entitlements h
+        join users u on u.org_id = p_org and u.id = h.user_id
+        where h.org_id = p_org and h.user_id = any(p_users)
+      ), gone as (
+        delete from user_entitlements h using held x
+        where h.org_id = p_org and h.user_id = x.user_id and h.entitlement = x.entitlement
+          and not exists (select 1 from desired d where d.user_id = x.user_id and d.entitlement = x.entitlement)
+      ), put as (
+        insert into user_entitlements (org_id, user_id, entitlement, sources)
+        select p_org, d.user_id, d.entitlement, d.sources from desired d
+        left join held x on x.user_id = d.user_id and x.entitlement = d.entitlement
+        where x.sources is distinct from d.sources
+        on conflict (org_id, user_id, entitlement) do update set sources = excluded.sources
+      ), changed as (
+        select coalesce(d.user_id, x.user_id) as user_id,
+          coalesce(jsonb_agg(d.entitlement order by d.entitlement) filter (where x.entitlement is null), '[]') as added,
+          coalesce(jsonb_agg(x.entitlement order by x.entitlement) filter (where d.entitlement is null), '[]') as removed
+        from desired d full join held x on x.user_id = d.user_id and x.entitlement = d.entitlement
+        group by 1
+        having bool_or(d.entitlement is null or x.entitlement is null)
+      )
+      insert into changes (org_id, type, resource_type, resource_id, data)
+      select p_org, 'user.entitlements_changed', 'User', c.user_id, jsonb_build_object(
+        'entitlements', coalesce((select jsonb_agg(jsonb_build_object('value', d.entitlement, 'sources', d.sources)
+          order by d.entitlement) from desired d where d.user_id = c.user_id), '[]'),
+        'added', c.added, 'removed', c.removed)
+      from changed c order by c.user_id;
+    end
+    $function$;
+
 CREATE OR REPLACE FUNCTION scim_user_left_groups()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
     begin
       delete from group_members where org_id = new.org_id and user_id = new.id;
+      return null;
+    end
+    $function$;
+
+CREATE OR REPLACE FUNCTION scim_user_roles_refresh(p_org uuid, p_users uuid[])
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+    declare
+      fallback text;
+      single boolean := false;
+    begin
+      select s.default_role, s.mode = 'single' into fallback, single from role_settings s where s.org_id = p_org;
+      single := coalesce(single, false);
+      with live as materialized (
+        select u.id, u.data -> 'roles' as given from users u
+        where u.org_id = p_org and u.id = any(p_users) and u.active and u.deprovisioned_at is null
+      ), catalogue as materialized (
+        select r.value, r.priority from roles r where r.org_id is null or r.org_id = p_org
+      ), mapped as materialized (
+        select mp.group_id, mp.role from role_mappings mp where mp.org_id = p_org and mp.group_id is not null
+        union all
+        select g.id, mp.role from role_mappings mp
+        join groups g on g.org_id = p_org and lower(g.display_name) = lower(mp.group_display_name)
+        where mp.org_id = p_org and mp.group_display_name is not null
+      ), given as (
+        select l.id as user_id, e ->> 'value' as role, 'idp' as source
+        from live l cross join lateral jsonb_array_elements(
+          case when jsonb_typeof(l.given) = 'array' then l.given else '[]' end) e
+        union all
+        select m.user_id, mp.role, 'group:' || m.group_id
+        from group_members m join live l on l.id = m.user_id join mapped mp on mp.group_id = m.group_id
+        where m.org_id = p_org and m.user_id = any(p_users)
+      ), catalogued as (
+        select g.user_id, c.value as role, c.priority, g.source
+        from given g join catalogue c on lower(c.value) = lower(g.role)
+      ), chosen as (
+        select * from catalogued
+        union all
+        select l.id, c.value, c.priority, 'default' from live l join catalogue c on lower(c.value) = lower(fallback)
+        where not exists (select 1 from catalogued g where g.user_id = l.id)
+      ), merged as (
+        select c.user_id, c.role, c.priority, array_agg(distinct c.source order by c.source) as sources,
+          row_number() over (partition by c.user_id order by c.priority desc, c.role) as rank
+        from chosen c group by c.user_id, c.role, c.priority
+      ), desired as materialized (
+        select m.user_id, m.role, m.sources from merged m where not single or m.rank = 1
+      ), held as materialized (
+        select h.user_id, h.role, h.sources from user_roles h
+        join users u on u.org_id = p_org and u.id = h.user_id
+        where h.org_id = p_org and h.user_id = any(p_users)
+      ), gone as (
+        delete from user_roles h using held x
+        where h.org_id = p_org and h.user_id = x.user_id and h.role = x.role
+          and not exists (select 1 from desired d where d.user_id = x.user_id and d.role = x.role)
+      ), put as (
+        insert into user_roles (org_id, user_id, role, sources)
+        select p_org, d.user_id, d.role, d.sources from desired d
+        left join held x on x.user_id = d.user_id and x.role = d.role
+        where x.sources is distinct from d.sources
+        on conflict (org_id, user_id, role) do update set sources = excluded.sources
+      ), changed as (
+        select coalesce(d.user_id, x.user_id) as user_id,
+          coalesce(jsonb_agg(d.role order by d.role) filter (where x.role is null), '[]') as added,
+          coalesce(jsonb_agg(x.role order by x.role) filter (where d.role is null), '[]') as removed
+        from desired d full join held x on x.user_id = d.user_id and x.role = d.role
+        group by 1
+        having bool_or(d.role is null or x.role is null)
+      )
+      insert into changes (org_id, type, resource_type, resource_id, data)
+      select p_org, 'user.roles_changed', 'User', c.user_id, jsonb_build_object(
+        'roles', coalesce((select jsonb_agg(jsonb_build_object('value', d.role, 'sources', d.sources) order by d.role)
+          from desired d where d.user_id = c.user_id), '[]'),
+        'added', c.added, 'removed', c.removed)
+      from changed c order by c.user_id;
+    end
+    $function$;
+
+CREATE OR REPLACE FUNCTION scim_users_added_access()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+    declare
+      r record;
+    begin
+      -- An environment without a catalogue costs one probe of each.
+      if not exists (select 1 from roles) and not exists (select 1 from entitlements) then
+        return null;
+      end if;
+      for r in select n.org_id, array_agg(n.id) as ids from added_users n
+        where exists (select 1 from roles c where c.org_id is null or c.org_id = n.org_id)
+          or exists (select 1 from entitlements c where c.org_id is null or c.org_id = n.org_id)
+        group by n.org_id order by n.org_id
+      loop
+        perform scim_access_refresh(r.org_id, r.ids, true, true);
+      end loop;
       return null;
     end
     $function$;

@@ -24,6 +24,7 @@ import type { Metrics } from '../metrics/metrics.js';
 import { registerOrgRoutes } from '../orgs/orgs.routes.js';
 import type { TokenChecks } from '../orgs/scim-auth.js';
 import { registerSetupLinkRoutes } from '../orgs/setup-links.routes.js';
+import { registerRoleRoutes } from '../roles/roles.routes.js';
 import { registerWebhookRoutes } from '../webhooks/webhooks.routes.js';
 import type { WebhookDeps } from '../webhooks/webhooks.service.js';
 import { authenticateAdmin } from './authenticate-admin.js';
@@ -54,6 +55,7 @@ function buildRouter(deps: AdminApiDeps): Router<AdminState> {
   registerAuditRoutes(router, db);
   registerHealthRoutes(router, deps);
   registerSchemaRoutes(router, { ...deps, audited });
+  registerRoleRoutes(router, { db, audited });
   registerWebhookRoutes(router, { db, ...deps.webhooks, audited });
   registerFeedRoutes(router, { ...deps, audited });
   return router;

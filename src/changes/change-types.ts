@@ -14,6 +14,9 @@ export const CHANGE_TYPES = [
   'group.deleted',
   'group.members_added',
   'group.members_removed',
+  'user.roles_changed',
+  'user.entitlements_changed',
+  'role_mappings.updated',
   'org.deleted',
 ] as const;
 
@@ -36,6 +39,9 @@ export interface ChangeEventUris {
   readonly 'group.deleted': ProvisioningEvent<'delete'>;
   readonly 'group.members_added': ProvisioningEvent<'patch:notice'>;
   readonly 'group.members_removed': ProvisioningEvent<'patch:notice'>;
+  readonly 'user.roles_changed': null;
+  readonly 'user.entitlements_changed': null;
+  readonly 'role_mappings.updated': null;
   readonly 'org.deleted': null;
 }
 
@@ -137,6 +143,48 @@ export interface GroupMembersChanged<T extends 'group.members_added' | 'group.me
   readonly data: { readonly userIds: readonly string[] };
 }
 
+/** A value of a user's effective roles or entitlements and what gives it (`idp`, `group:<id>`, `default`). */
+export interface EffectiveValue {
+  readonly value: string;
+  readonly sources: readonly string[];
+}
+
+/**
+ * The user's effective roles changed, for any reason (its `roles`, a membership of a mapped group, a
+ * mapping, the catalogue, a deactivation): the whole new set, and the values added and removed.
+ */
+export interface UserRolesChanged extends ChangeFields<'user.roles_changed'> {
+  readonly resourceType: 'User';
+  readonly data: {
+    readonly roles: readonly EffectiveValue[];
+    readonly added: readonly string[];
+    readonly removed: readonly string[];
+  };
+}
+
+/** The user's effective entitlements changed: the whole new set, and the values added and removed. */
+export interface UserEntitlementsChanged extends ChangeFields<'user.entitlements_changed'> {
+  readonly resourceType: 'User';
+  readonly data: {
+    readonly entitlements: readonly EffectiveValue[];
+    readonly added: readonly string[];
+    readonly removed: readonly string[];
+  };
+}
+
+/** A group mapped to a role, by its id or by its displayName (in any case). */
+export type MappedGroup = { readonly id: string } | { readonly displayName: string };
+
+/** The organization's role mappings, default role or mode changed: `data` is all of them as they now are. */
+export interface RoleMappingsUpdated extends ChangeFields<'role_mappings.updated'> {
+  readonly resourceType: 'Org';
+  readonly data: {
+    readonly mappings: readonly { readonly group: MappedGroup; readonly role: string }[];
+    readonly defaultRole: string | null;
+    readonly mode: 'multiple' | 'single';
+  };
+}
+
 /** The organization was deleted; its earlier changes were removed with its data. */
 export interface OrgDeleted extends ChangeFields<'org.deleted'> {
   readonly resourceType: 'Org';
@@ -155,6 +203,9 @@ export type Change =
   | GroupWritten<'group.deleted'>
   | GroupMembersChanged<'group.members_added'>
   | GroupMembersChanged<'group.members_removed'>
+  | UserRolesChanged
+  | UserEntitlementsChanged
+  | RoleMappingsUpdated
   | OrgDeleted;
 
 /** The change of type `T` (or of any type of a union). */

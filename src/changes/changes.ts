@@ -16,7 +16,7 @@ export function isChangeType(value: string): value is ChangeType {
 
 const EVENT = 'urn:ietf:params:scim:event:prov:';
 
-/** The SCIM event (RFC 9967 §2.4) a change corresponds to; an organization's deletion has none. */
+/** The SCIM event (RFC 9967 §2.4) a change corresponds to; an organization's deletion and role changes have none. */
 export const EVENT_URIS: ChangeEventUris = {
   'user.created': `${EVENT}create:full`,
   'user.updated': `${EVENT}patch:full`,
@@ -28,6 +28,10 @@ export const EVENT_URIS: ChangeEventUris = {
   'group.deleted': `${EVENT}delete`,
   'group.members_added': `${EVENT}patch:notice`,
   'group.members_removed': `${EVENT}patch:notice`,
+  // Derived from SCIM writes and the product's own mappings, not writes of a SCIM resource: no event.
+  'user.roles_changed': null,
+  'user.entitlements_changed': null,
+  'role_mappings.updated': null,
   'org.deleted': null,
 };
 

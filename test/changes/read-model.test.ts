@@ -57,6 +57,36 @@ const CONTRACT = {
     ['user_id', 'uuid'],
     ['added_at', 'timestamp with time zone'],
   ],
+  // Roles and entitlements (added beside version 1; their organization column is organization_id).
+  roles: [
+    ['organization_id', 'uuid'],
+    ['id', 'uuid'],
+    ['value', 'text'],
+    ['display_name', 'text'],
+    ['description', 'text'],
+    ['priority', 'integer'],
+    ['scope', 'text'],
+  ],
+  entitlements: [
+    ['organization_id', 'uuid'],
+    ['id', 'uuid'],
+    ['value', 'text'],
+    ['display_name', 'text'],
+    ['description', 'text'],
+    ['scope', 'text'],
+  ],
+  user_roles: [
+    ['organization_id', 'uuid'],
+    ['user_id', 'uuid'],
+    ['role', 'text'],
+    ['sources', 'ARRAY'],
+  ],
+  user_entitlements: [
+    ['organization_id', 'uuid'],
+    ['user_id', 'uuid'],
+    ['entitlement', 'text'],
+    ['sources', 'ARRAY'],
+  ],
 };
 
 describe('the read model', () => {

@@ -33,7 +33,9 @@ type KindOf<V> = [V] extends [string]
       ? 'boolean'
       : [V] extends [readonly string[]]
         ? 'string[]'
-        : 'object';
+        : [V] extends [readonly object[]]
+          ? 'object[]'
+          : 'object';
 
 /** Each field of T with the kind of its value, and `?` after an optional one's: T as a runtime check. */
 type Shape<T> = {
@@ -75,6 +77,8 @@ const GROUP_ROW: Shape<DirectoryGroup> = {
 };
 
 const MEMBERS = { userIds: 'string[]' } as const;
+const ROLES_CHANGED = { roles: 'object[]', added: 'string[]', removed: 'string[]' } as const;
+const ENTITLEMENTS_CHANGED = { entitlements: 'object[]', added: 'string[]', removed: 'string[]' } as const;
 
 const FIELDS = {
   id: 'string',
@@ -86,6 +90,8 @@ const FIELDS = {
   occurredAt: 'string',
   eventUri: 'string',
 } as const;
+
+const NO_EVENT = { ...FIELDS, eventUri: 'string or null' } as const;
 
 interface Expected<C extends Change> {
   readonly resourceType: C['resourceType'];
@@ -143,6 +149,19 @@ const EXPECTED: { readonly [T in ChangeType]: Expected<ChangeOf<T>> } = {
     fields: FIELDS,
     data: MEMBERS,
   },
+  'user.roles_changed': { resourceType: 'User', eventUri: null, fields: NO_EVENT, data: ROLES_CHANGED },
+  'user.entitlements_changed': {
+    resourceType: 'User',
+    eventUri: null,
+    fields: NO_EVENT,
+    data: ENTITLEMENTS_CHANGED,
+  },
+  'role_mappings.updated': {
+    resourceType: 'Org',
+    eventUri: null,
+    fields: NO_EVENT,
+    data: { mappings: 'object[]', defaultRole: 'string or null', mode: 'string' },
+  },
   'org.deleted': {
     resourceType: 'Org',
     eventUri: null,
@@ -159,6 +178,7 @@ function fits(value: unknown, kind: string): boolean {
   if (base === 'string or null') return value === null || typeof value === 'string';
   if (base === 'string[]') return Array.isArray(value) && value.every((v) => typeof v === 'string');
   if (base === 'object') return typeof value === 'object' && value !== null && !Array.isArray(value);
+  if (base === 'object[]') return Array.isArray(value) && value.every((v) => fits(v, 'object'));
   return typeof value === base;
 }
 
@@ -258,6 +278,19 @@ describe('the change types', () => {
 
   it('describe each change the feed and the webhooks send, of every type', async () => {
     const { end: after } = await readToEnd(feed);
+    // A catalogue and a mapping: the user's roles and entitlements, and the mapping, change too.
+    const setup = remote(scimd.origin, scimd.adminToken);
+    for (const [path, body] of [
+      ['roles', { roles: [{ value: 'analyst' }, { value: 'engineer' }] }],
+      ['entitlements', { entitlements: [{ value: 'reports' }] }],
+      [
+        'role-mappings',
+        { mappings: [{ group: { displayName: 'Engines' }, role: 'engineer' }], mode: 'multiple' },
+      ],
+    ] as const) {
+      const res = await setup.admin('PUT', `/orgs/${tenant.orgId}/${path}`, body);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+    }
     const user = {
       schemas: [USER, ENTERPRISE],
       userName: 'ada@acme.example',
@@ -265,6 +298,8 @@ describe('the change types', () => {
       name: { givenName: 'Ada', familyName: 'Lovelace' },
       emails: [{ value: 'ada@acme.example', primary: true }],
       title: 'Analyst',
+      roles: [{ value: 'analyst' }],
+      entitlements: [{ value: 'reports' }],
       [ENTERPRISE]: { department: 'Engines', employeeNumber: '1815' },
     };
     const ada = await scim('POST', '/Users', user);

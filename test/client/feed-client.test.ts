@@ -103,7 +103,7 @@ async function createUsers(tenant: RemoteTenant, names: readonly string[]): Prom
 }
 
 const userNames = (changes: readonly Change[]) =>
-  changes.map((c) => (c.resourceType === 'User' ? c.data.user_name : c.type));
+  changes.map((c) => (c.resourceType === 'User' && 'user_name' in c.data ? c.data.user_name : c.type));
 
 interface Scripted {
   readonly status: number;
