@@ -26,7 +26,8 @@ function isBooleanText(value: string): boolean {
 /**
  * Entra's AppRoleAssignmentsComplex mapping, without the aadOptscim062020 flag, sends each role a PATCH
  * adds as `{"value": "{\"id\":…,\"value\":\"Admin\",\"displayName\":\"Admin\"}"}`: the app role
- * as JSON text. Its value and displayName become the element's value and display.
+ * as JSON text. Its value becomes the element's: only the value, so that a later removal by value list
+ * in the same form matches the element however it was added.
  */
 function unwrapAppRole(element: Json): Json {
   const text = element.value;
@@ -38,8 +39,7 @@ function unwrapAppRole(element: Json): Json {
     return element;
   }
   if (!isObject(role) || typeof role.value !== 'string') return element;
-  const display = typeof role.displayName === 'string' ? { display: role.displayName } : {};
-  return { ...display, ...element, value: role.value };
+  return { ...element, value: role.value };
 }
 
 /**

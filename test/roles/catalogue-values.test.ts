@@ -122,7 +122,7 @@ describe('with a catalogue', () => {
     const res = await t
       .patch(`/Users/${id}`, patchOp({ op: 'Add', path: 'roles', value: [{ value: text('Viewer') }] }))
       .expect(200);
-    expect(res.body.roles).toEqual([{ value: 'Viewer', display: 'Viewer' }]);
+    expect(res.body.roles).toEqual([{ value: 'Viewer' }]);
     expectScimError(
       await t.patch(`/Users/${id}`, patchOp({ op: 'Add', path: 'roles', value: [{ value: text('Owner') }] })),
       400,
