@@ -5,8 +5,7 @@
 // whole list). An app role whose value the catalogue lacks is refused, naming the allowed values.
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { replaceScopeCatalogue } from '../../../src/roles/catalogue.repository.js';
-import { useLiveServer } from '../live-server.js';
+import { LIVE_ADMIN_TOKEN, useLiveServer } from '../live-server.js';
 import {
   dialect,
   type EntraClient,
@@ -40,14 +39,15 @@ describe.each(MODES)('Entra app roles, %s mode', (mode) => {
   const d = dialect(mode);
   let c: EntraClient;
   let orgId: string;
-  const catalogue = (values: string[]) =>
-    replaceScopeCatalogue(
-      live.database.db,
-      orgId,
-      'roles',
-      values.map((value) => ({ value, displayName: value, description: '', priority: 0 })),
-      new Date(),
-    );
+  /** The organization's own roles, as the operator sets them with the admin API. */
+  const catalogue = async (values: string[]) => {
+    const res = await fetch(`${live.root}/admin/v1/orgs/${orgId}/roles`, {
+      method: 'PUT',
+      headers: { Authorization: `Bearer ${LIVE_ADMIN_TOKEN}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ roles: values.map((value) => ({ value, displayName: value })) }),
+    });
+    expect(res.status, await res.text()).toBe(200);
+  };
 
   beforeAll(async () => {
     const tenant = await live.newTenant();

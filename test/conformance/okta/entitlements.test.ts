@@ -4,8 +4,7 @@
 // users with their roles and entitlements, then assignments pushed by PUT as Okta's client sends them.
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { replaceScopeCatalogue } from '../../../src/roles/catalogue.repository.js';
-import { type LiveResponse, useLiveServer } from '../live-server.js';
+import { LIVE_ADMIN_TOKEN, type LiveResponse, useLiveServer } from '../live-server.js';
 import { CLIENT_HEADERS, CLIENT_WRITE_HEADERS, LIST, SCIM_ERROR, USER } from './okta.js';
 
 const live = useLiveServer();
@@ -49,24 +48,20 @@ async function readAll(endpoint: string, count: number): Promise<Json[]> {
   }
 }
 
+/** The organization's own catalogue of a kind, as the operator sets it with the admin API. */
+async function catalogue(kind: 'roles' | 'entitlements', entries: unknown[]) {
+  const res = await fetch(`${live.root}/admin/v1/orgs/${tenant.orgId}/${kind}`, {
+    method: 'PUT',
+    headers: { Authorization: `Bearer ${LIVE_ADMIN_TOKEN}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ [kind]: entries }),
+  });
+  expect(res.status, await res.text()).toBe(200);
+}
+
 beforeAll(async () => {
   tenant = await live.newTenant();
-  const now = new Date();
-  const db = live.database.db;
-  await replaceScopeCatalogue(
-    db,
-    tenant.orgId,
-    'roles',
-    ROLES.map((r) => ({ ...r, priority: 0 })),
-    now,
-  );
-  await replaceScopeCatalogue(
-    db,
-    tenant.orgId,
-    'entitlements',
-    ENTITLEMENTS.map((e) => ({ ...e, priority: 0 })),
-    now,
-  );
+  await catalogue('roles', ROLES);
+  await catalogue('entitlements', ENTITLEMENTS);
 });
 
 describe('Okta Identity Governance', () => {
@@ -136,6 +131,17 @@ describe('Okta Identity Governance', () => {
     expect(granted.roles.map((r: Json) => r.value)).toEqual(['viewer', 'editor']);
     expect(granted.entitlements).toEqual([{ value: 'seats.pro', display: 'Pro seat', type: 'Entitlement' }]);
     expect(ok(await read(`/Users/${created.id}`))).toEqual(granted);
+    // What the product reads: the assignments, each from the IdP.
+    const effective = await fetch(`${live.root}/admin/v1/orgs/${tenant.orgId}/users/${created.id}/roles`, {
+      headers: { Authorization: `Bearer ${LIVE_ADMIN_TOKEN}` },
+    });
+    expect(await effective.json()).toEqual({
+      roles: [
+        { value: 'editor', sources: ['idp'] },
+        { value: 'viewer', sources: ['idp'] },
+      ],
+      entitlements: [{ value: 'seats.pro', sources: ['idp'] }],
+    });
 
     // A value the app never offered: a 400 Okta shows its admin, naming what the app takes.
     const refused = await write('PUT', `/Users/${created.id}`, { ...base, roles: [{ value: 'owner' }] });
