@@ -3,7 +3,7 @@ import type { RouterMiddleware } from '@koa/router';
 import { respond } from '../http/respond.js';
 import { ForbiddenError, NotFoundError } from '../http/scim-errors.js';
 import type { ScimState } from '../resources/scim-state.js';
-import { catalogueKinds } from '../roles/catalogue-kinds.repository.js';
+import { type CatalogueKinds, catalogueKinds } from '../roles/catalogue-kinds.repository.js';
 import { findResourceType, findSchema } from '../schema/registry.js';
 import { renderResourceType, renderSchema, serviceProviderConfig } from './discovery.js';
 import { catalogueTypesOf, type DiscoveryDocuments } from './discovery-documents.js';
@@ -26,47 +26,46 @@ const refuseFilter: RouterMiddleware<ScimState> = async (ctx, next) => {
 // entries (read at each request, so a catalogue's change shows at once), from documents built once
 // per version of its schemas and per catalogues it has.
 export function registerDiscoveryRoutes(router: Router<ScimState>, documents: DiscoveryDocuments): void {
-  const of = async (state: ScimState) =>
-    documents.of(state.baseUrl, state.registry, await catalogueKinds(state.db, state.org.id));
-  /** The organization's catalogue types, when `id` may name one (neither User nor Group does). */
-  const catalogueTypes = async (state: ScimState) =>
-    catalogueTypesOf(await catalogueKinds(state.db, state.org.id));
+  const kindsOf = (state: ScimState) => catalogueKinds(state.db, state.org.id);
+  const of = (state: ScimState, kinds: CatalogueKinds) => documents.of(state.baseUrl, state.registry, kinds);
 
   router.get('/ServiceProviderConfig', (ctx) => {
     respond(ctx, 200, serviceProviderConfig(ctx.state.baseUrl));
   });
 
   router.get('/ResourceTypes', refuseFilter, async (ctx) => {
-    respond(ctx, 200, (await of(ctx.state)).resourceTypes);
+    respond(ctx, 200, of(ctx.state, await kindsOf(ctx.state)).resourceTypes);
   });
 
   router.get('/ResourceTypes/:id', async (ctx) => {
     const id = ctx.params.id!;
+    const kinds = await kindsOf(ctx.state);
     const type =
       findResourceType(ctx.state.registry, id) ??
-      (await catalogueTypes(ctx.state)).find((t) => t.id.toLowerCase() === id.toLowerCase());
+      catalogueTypesOf(kinds).find((t) => t.id.toLowerCase() === id.toLowerCase());
     if (!type) throw new NotFoundError(`Resource type ${id} not found`);
     respond(
       ctx,
       200,
-      (await of(ctx.state)).single(`type:${type.id}`, (baseUrl) => renderResourceType(type, baseUrl)),
+      of(ctx.state, kinds).single(`type:${type.id}`, (baseUrl) => renderResourceType(type, baseUrl)),
     );
   });
 
   router.get('/Schemas', refuseFilter, async (ctx) => {
-    respond(ctx, 200, (await of(ctx.state)).schemas);
+    respond(ctx, 200, of(ctx.state, await kindsOf(ctx.state)).schemas);
   });
 
   router.get('/Schemas/:id', async (ctx) => {
     const id = ctx.params.id!;
+    const kinds = await kindsOf(ctx.state);
     const schema =
       findSchema(ctx.state.registry, id) ??
-      (await catalogueTypes(ctx.state)).find((t) => t.schema.toLowerCase() === id.toLowerCase())?.definition;
+      catalogueTypesOf(kinds).find((t) => t.schema.toLowerCase() === id.toLowerCase())?.definition;
     if (!schema) throw new NotFoundError(`Schema ${id} not found`);
     respond(
       ctx,
       200,
-      (await of(ctx.state)).single(`schema:${schema.id}`, (baseUrl) => renderSchema(schema, baseUrl)),
+      of(ctx.state, kinds).single(`schema:${schema.id}`, (baseUrl) => renderSchema(schema, baseUrl)),
     );
   });
 }

@@ -1,7 +1,7 @@
 // The /Roles and /Entitlements resources (draft-ietf-scim-roles-entitlements): a catalogue entry as a
 // SCIM resource, and a page of them filtered, sorted and projected in memory. An organization's
 // catalogue is bounded by what the admin API takes, so it is read whole and never scanned in SQL.
-import type { CompareOp, Filter, PathText } from '../filter/ast.js';
+import type { Filter, PathText } from '../filter/ast.js';
 import { type Comparable, compareValues } from '../filter/compare.js';
 import { parseFilter } from '../filter/parse.js';
 import { InvalidCursorError, InvalidFilterError, InvalidValueError } from '../http/scim-errors.js';
@@ -53,8 +53,6 @@ function attributeOf(type: CatalogueResourceType, path: PathText): AttributeDef 
 
 type Matcher = (resource: ScimResource) => boolean;
 
-const STRING_OPS: ReadonlySet<CompareOp> = new Set(['eq', 'ne', 'co', 'sw', 'ew', 'gt', 'ge', 'lt', 'le']);
-
 /** RFC 7644 §3.4.2.2 over the catalogue's attributes; any other path is an invalid filter. */
 function matcherOf(type: CatalogueResourceType, filter: Filter): Matcher {
   switch (filter.kind) {
@@ -78,11 +76,15 @@ function matcherOf(type: CatalogueResourceType, filter: Filter): Matcher {
     }
     case 'compare': {
       const attr = known(type, filter.path);
-      const value = filter.value;
-      if (value === null) return (r) => (filter.op === 'ne') === (r[attr.name] !== undefined);
-      const fits = attr.type === 'boolean' ? typeof value === 'boolean' : typeof value === 'string';
-      const op = filter.op;
-      if (!fits || (attr.type === 'boolean' && op !== 'eq' && op !== 'ne') || !STRING_OPS.has(op)) {
+      const { value, op } = filter;
+      if (value === null && (op === 'eq' || op === 'ne'))
+        return (r) => (op === 'ne') === (r[attr.name] !== undefined);
+      // Every attribute is a string, which takes every operator, or the boolean `supported`: eq, ne.
+      const fits =
+        attr.type === 'boolean'
+          ? typeof value === 'boolean' && (op === 'eq' || op === 'ne')
+          : typeof value === 'string';
+      if (!fits) {
         throw new InvalidFilterError(
           `${filter.path.text} ${op} ${JSON.stringify(value)}: ${attr.name} is a ${attr.type}`,
         );
@@ -125,7 +127,10 @@ function parseSortPath(type: CatalogueResourceType, sortBy: string): string {
   return attr.name;
 }
 
-const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+const codeUnitOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+/** Text in any case first, as the catalogue keeps values unique; exact order breaks what ties. */
+const compareText = (a: string, b: string) =>
+  codeUnitOrder(a.toLowerCase(), b.toLowerCase()) || codeUnitOrder(a, b);
 
 /** RFC 7644 §3.4.2.5: `attributes` keeps those named (and id, schemas); `excludedAttributes` drops them. */
 function projectorOf(type: CatalogueResourceType, params: ListParams) {

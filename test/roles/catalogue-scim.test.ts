@@ -92,6 +92,7 @@ describe('GET /Roles', () => {
     expect(await list('value eq "viewer" or value eq "admin"')).toEqual(['admin', 'viewer']);
     expect(await list('not (value sw "a")')).toEqual(['billing.manager', 'viewer']);
     expect(await list('description pr')).toEqual(['viewer']);
+    expect(await list('description eq null')).toEqual(['admin', 'auditor', 'billing.manager']);
     expect(await list(`${ROLE}:value eq "auditor"`)).toEqual(['auditor']);
     expect(await list('supported eq true')).toHaveLength(4);
     expect(await list('value eq "nobody"')).toEqual([]);
@@ -114,6 +115,10 @@ describe('GET /Roles', () => {
       'value.sub eq "x"',
       'supported eq "yes"',
       'supported co true',
+      'value co null',
+      'value gt 5',
+      'display eq true',
+      'meta.created gt "2026-01-01T00:00:00Z"',
       'value eq',
     ]) {
       expectScimError(await t.get(`/Roles?filter=${encodeURIComponent(filter)}`), 400, 'invalidFilter');
