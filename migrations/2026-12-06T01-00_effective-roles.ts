@@ -13,6 +13,11 @@ import { type Kysely, sql } from 'kysely';
 // statements of their own, which see what committed meanwhile. Two writes that each see only their
 // own change (a member added while the user is deactivated) cannot both leave what they computed.
 // Users are recomputed 1,000 at a time, each once.
+//
+// A change of the catalogue or the mappings lists the users to recompute; a write that adds users or
+// changes memberships decides from the catalogue and the mappings whether to recompute. Each would
+// miss the other's uncommitted work, so they take turns on a lock per organization: the change holds
+// it (scim_access_refresh_org), those writes share it (scim_roles_share), before reading anything.
 export async function up(db: Kysely<unknown>): Promise<void> {
   const directory = await directorySchema(db);
 
@@ -137,6 +142,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     end
     $$`.execute(db);
 
+  // Writes that add users or change memberships share their organizations' lock with one another;
+  // a catalogue or mapping change holds it alone (roles.repository.ts takes the same keys).
+  await sql`
+    create function scim_roles_share(p_orgs uuid[]) returns void
+    language sql as $$
+      select pg_advisory_xact_lock_shared(hashtextextended('scimd.roles:' || o::text, 0))
+      from (select distinct o from unnest(p_orgs) o order by o) x
+    $$`.execute(db);
+
   // The users given (distinct), 1,000 at a time, each batch's rows locked in the order of their ids.
   // A deleted organization's users go with it: nothing is recomputed, no change written.
   await sql`
@@ -177,6 +191,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     declare
       ids uuid[];
     begin
+      perform pg_advisory_xact_lock(hashtextextended('scimd.roles:' || p_org::text, 0));
       if p_groups is null then
         select array_agg(u.id) into ids from users u
         where u.org_id = p_org and ((u.active and u.deprovisioned_at is null)
@@ -199,6 +214,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     declare
       r record;
     begin
+      perform scim_roles_share(array(select distinct n.org_id from added_users n));
       -- An environment without a catalogue costs one probe of each.
       if not exists (select 1 from roles) and not exists (select 1 from entitlements) then
         return null;
@@ -246,6 +262,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     declare
       r record;
     begin
+      perform scim_roles_share(array(select distinct t.org_id from added_members t));
       -- Without any mapping (most environments), one probe.
       if not exists (select 1 from role_mappings) then
         return null;
@@ -281,6 +298,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     declare
       r record;
     begin
+      perform scim_roles_share(array(select distinct t.org_id from removed_members t));
       if not exists (select 1 from user_roles) then
         return null;
       end if;
@@ -304,6 +322,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     create function scim_group_renamed_access() returns trigger
     language plpgsql as $$
     begin
+      perform scim_roles_share(array[new.org_id]);
       if exists (select 1 from role_mappings mp where mp.org_id = new.org_id
           and lower(mp.group_display_name) in (lower(old.display_name), lower(new.display_name))) then
         perform scim_access_refresh(new.org_id,
@@ -354,6 +373,7 @@ export async function down(db: Kysely<unknown>): Promise<void> {
     'scim_users_added_access()',
     'scim_access_refresh_org(uuid, uuid[], text[], boolean, boolean)',
     'scim_access_refresh(uuid, uuid[], boolean, boolean)',
+    'scim_roles_share(uuid[])',
     'scim_user_entitlements_refresh(uuid, uuid[])',
     'scim_user_roles_refresh(uuid, uuid[])',
   ]) {

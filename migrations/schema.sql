@@ -482,6 +482,7 @@ AS $function$
     declare
       ids uuid[];
     begin
+      perform pg_advisory_xact_lock(hashtextextended('scimd.roles:' || p_org::text, 0));
       if p_groups is null then
         select array_agg(u.id) into ids from users u
         where u.org_id = p_org and ((u.active and u.deprovisioned_at is null)
@@ -512,6 +513,7 @@ AS $function$
     declare
       r record;
     begin
+      perform scim_roles_share(array(select distinct t.org_id from added_members t));
       -- Without any mapping (most environments), one probe.
       if not exists (select 1 from role_mappings) then
         return null;
@@ -589,6 +591,7 @@ AS $function$
     declare
       r record;
     begin
+      perform scim_roles_share(array(select distinct t.org_id from removed_members t));
       if not exists (select 1 from user_roles) then
         return null;
       end if;
@@ -632,6 +635,7 @@ CREATE OR REPLACE FUNCTION scim_group_renamed_access()
  LANGUAGE plpgsql
 AS $function$
     begin
+      perform scim_roles_share(array[new.org_id]);
       if exists (select 1 from role_mappings mp where mp.org_id = new.org_id
           and lower(mp.group_display_name) in (lower(old.display_name), lower(new.display_name))) then
         perform scim_access_refresh(new.org_id,
@@ -795,6 +799,14 @@ AS $function$
         u.data -> 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User' -> 'manager' ->> 'value',
         u.data -> 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User' ->> 'employeeNumber',
         u.data, u.created_at, u.updated_at
+    $function$;
+
+CREATE OR REPLACE FUNCTION scim_roles_share(p_orgs uuid[])
+ RETURNS void
+ LANGUAGE sql
+AS $function$
+      select pg_advisory_xact_lock_shared(hashtextextended('scimd.roles:' || o::text, 0))
+      from (select distinct o from unnest(p_orgs) o order by o) x
     $function$;
 
 CREATE OR REPLACE FUNCTION scim_user_access_changed()
@@ -986,6 +998,7 @@ AS $function$
     declare
       r record;
     begin
+      perform scim_roles_share(array(select distinct n.org_id from added_users n));
       -- An environment without a catalogue costs one probe of each.
       if not exists (select 1 from roles) and not exists (select 1 from entitlements) then
         return null;
