@@ -17,6 +17,7 @@ import {
   TOKEN_COLUMNS,
   table,
 } from './cli/output.js';
+import { ROLE_COMMANDS } from './cli/roles.js';
 import { SCHEMA_COMMANDS } from './cli/schemas.js';
 import { SETUP_LINK_COMMANDS } from './cli/setup-links.js';
 import { WEBHOOK_COMMANDS } from './cli/webhooks.js';
@@ -246,6 +247,7 @@ const COMMANDS: Record<string, Command> = {
   ...HEALTH_COMMANDS,
   ...SETUP_LINK_COMMANDS,
   ...SCHEMA_COMMANDS,
+  ...ROLE_COMMANDS,
   ...FEED_COMMANDS,
   ...WEBHOOK_COMMANDS,
 };
@@ -305,8 +307,11 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
       options: { ...command.options, json: { type: 'boolean' } },
     });
     const expected = command.positionals ?? [];
-    if (parsed.positionals.length !== expected.length) {
-      throw new UsageError(`expected ${expected.length ? expected.join(' ') : 'no arguments'}`);
+    const optional = command.optionalPositionals ?? [];
+    const given = parsed.positionals.length;
+    if (given < expected.length || given > expected.length + optional.length) {
+      const named = [...expected, ...optional.map((p) => `[${p}]`)];
+      throw new UsageError(`expected ${named.length ? named.join(' ') : 'no arguments'}`);
     }
     await command.run({
       values: parsed.values as Values,

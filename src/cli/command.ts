@@ -11,5 +11,7 @@ export interface Command {
   readonly summary: string;
   readonly options?: Options;
   readonly positionals?: readonly string[];
+  /** Positionals after those, each of which may be left out. */
+  readonly optionalPositionals?: readonly string[];
   run(args: { values: Values; positionals: string[]; api: Api; io: Io; json: boolean }): Promise<void>;
 }
