@@ -22,6 +22,7 @@ import {
 } from './console-middlewares.js';
 import { registerOperatorRoutes } from './operator.routes.js';
 import { renderConsoleErrors } from './render-console-errors.js';
+import { registerConsoleRoleRoutes } from './roles.routes.js';
 import { registerSetupRoutes } from './setup.routes.js';
 
 /** Wrong sign-ins a client address may make within the window before it must wait. */
@@ -39,6 +40,8 @@ export function consoleApp(deps: ConsoleDeps): Middleware {
   const audited = auditedActions(deps.audit, deps.logger);
   const tools = { ...deps, brand, sessions, signInThrottle, audited };
   registerOperatorRoutes(router, tools);
+  // Before the setup routes: /setup/roles is not /setup/:idp.
+  registerConsoleRoleRoutes(router, tools);
   registerSetupRoutes(router, tools);
   const chain = compose<Parameters<Middleware<ConsoleState>>[0]>([
     securityHeaders(),

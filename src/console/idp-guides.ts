@@ -18,6 +18,11 @@ export interface GuideInput {
   readonly scimBaseUrl: string;
   readonly groupSync: boolean;
   readonly customAttributes: readonly CustomUserAttribute[];
+  /** The organization's catalogue: its roles (value and name) and whether it has entitlements. */
+  readonly catalogue?: {
+    readonly roles: readonly { readonly value: string; readonly displayName: string }[];
+    readonly entitlements: boolean;
+  };
 }
 
 /**
@@ -64,6 +69,19 @@ export interface IdpGuide {
   readonly mappings: readonly AttributeMapping[];
   /** What to do about groups, given groupSync. */
   readonly groups: readonly string[];
+  /** How the IdP assigns the catalogue's roles (and Okta its entitlements); absent while it is empty. */
+  readonly roles?: RolesPart;
+}
+
+/** The IdP's own way to roles: steps, and for Okta a table of its entitlement settings. */
+interface RolesPart {
+  readonly title: string;
+  readonly steps: readonly GuideStep[];
+  /** A setting per row: its name, then its value for each column. */
+  readonly settings?: {
+    readonly columns: readonly string[];
+    readonly rows: readonly (readonly [setting: string, ...values: string[]])[];
+  };
 }
 
 /**
@@ -278,6 +296,59 @@ function oktaGuide(input: GuideInput): IdpGuide {
     },
     mappings: oktaMappings(input),
     groups: oktaGroups(input.groupSync),
+    ...oktaRoles(input),
+  };
+}
+
+/** Okta Identity Governance reads /Roles and /Entitlements, which list only while they have entries. */
+function oktaRoles({ catalogue }: GuideInput): { roles?: RolesPart } {
+  const kinds = [
+    ...(catalogue?.roles.length ? [['Roles', 'Role', '/Roles']] : []),
+    ...(catalogue?.entitlements ? [['Entitlements', 'Entitlement', '/Entitlements']] : []),
+  ];
+  if (kinds.length === 0) return {};
+  const each = (value: string) => kinds.map(() => value);
+  return {
+    roles: {
+      title: 'Roles and entitlements (Okta Identity Governance)',
+      steps: [
+        {
+          title: 'Turn on the Governance Engine',
+          text: [
+            'With Okta Identity Governance, Okta reads this organization’s roles and entitlements and ' +
+              'assigns them to people. On the app’s General tab, turn on Governance Engine.',
+          ],
+        },
+        {
+          title: 'Add the entitlement settings',
+          text: [
+            'In the app’s entitlement management settings, add one resource type per column of the table ' +
+              'below, with its endpoint and schema mapping, and Save.',
+            'Map the ID to value, not id: Okta sends the ID back as the person’s role or entitlement, and ' +
+              'that is what this service checks.',
+          ],
+        },
+        {
+          title: 'Assign',
+          text: [
+            'Okta imports the values (it can take a few minutes) and the people with what they hold, ' +
+              'then pushes each assignment. A value this organization does not offer is refused, and the ' +
+              'connection panel shows it.',
+          ],
+        },
+      ],
+      settings: {
+        columns: kinds.map(([column]) => column!),
+        rows: [
+          ['Resource type', ...kinds.map(([, type]) => type!)],
+          ['Endpoint', ...kinds.map(([, , endpoint]) => endpoint!)],
+          ['Multi-valued', ...each('on')],
+          ['Schema mapping: ID', ...each('value')],
+          ['Schema mapping: Display Name', ...each('display')],
+          ['Schema mapping: Description', ...each('description')],
+        ],
+      },
+    },
   };
 }
 
@@ -463,5 +534,51 @@ function entraGuide(input: GuideInput): IdpGuide {
     },
     mappings: entraMappings(input),
     groups: entraGroups(input.groupSync),
+    ...entraRoles(input),
+  };
+}
+
+/** Entra sends app role assignments as the user's roles, by an expression mapping. */
+function entraRoles({ catalogue }: GuideInput): { roles?: RolesPart } {
+  if (!catalogue?.roles.length) return {};
+  return {
+    roles: {
+      title: 'App roles',
+      steps: [
+        {
+          title: 'Create the app roles',
+          text: [
+            'In App registrations, open this app → App roles and create one app role for each value ' +
+              'below, with Allowed member types Users/Groups and that Value.',
+            'Then, in Enterprise apps → this app → Users and groups, assign people or groups to the app roles.',
+          ],
+          values: catalogue.roles.map((r) => ({ label: r.displayName, value: r.value })),
+        },
+        {
+          title: 'Send the roles',
+          text: [
+            'Under Provisioning → Mappings → Provision Microsoft Entra ID Users, select Show advanced ' +
+              'options → Edit attribute list for your app, add roles if the list lacks it, and Save.',
+            'Back on the mappings page, use Add New Mapping: Mapping type Expression, with this expression ' +
+              'and target attribute. It must not be a Direct mapping, and it needs Scope Sync only ' +
+              'assigned users and groups.',
+          ],
+          values: [
+            { label: 'Expression', value: 'AppRoleAssignmentsComplex([appRoleAssignments])' },
+            { label: 'Target attribute', value: 'roles' },
+          ],
+        },
+        {
+          title: 'Or replace the whole list',
+          text: [
+            'With this expression instead, Entra replaces the whole list each time, so a role unassigned ' +
+              'in Entra is removed here too.',
+          ],
+          values: [
+            { label: 'Expression', value: 'AssertiveAppRoleAssignmentsComplex([appRoleAssignments])' },
+          ],
+        },
+      ],
+    },
   };
 }

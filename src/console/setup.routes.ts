@@ -11,6 +11,7 @@ import * as admin from '../orgs/orgs.service.js';
 import { findLiveSetupLink, openSetupLink } from '../orgs/setup-links.repository.js';
 import * as tokens from '../orgs/tokens.service.js';
 import { latestArrivals } from '../resources/arrivals.repository.js';
+import * as roles from '../roles/roles.service.js';
 import { hashSecret, looksLikeSecret, SETUP_LINK_PREFIX } from '../secrets.js';
 import type { ConsoleState, ConsoleTools } from './console-deps.js';
 import { type CustomUserAttribute, type IdpName, idpGuide, isIdpName } from './idp-guides.js';
@@ -77,10 +78,23 @@ export function registerSetupRoutes(router: Router<ConsoleState>, tools: Console
     seeOther(ctx, '/console/setup');
   });
 
+  /** The organization's catalogue as the guides name it; roles to map groups to while it has some. */
+  const catalogueOf = async (orgId: string) => {
+    const [{ roles: entries = [] }, { entitlements = [] }] = await Promise.all([
+      roles.orgCatalogue(db, orgId, 'roles'),
+      roles.orgCatalogue(db, orgId, 'entitlements'),
+    ]);
+    return {
+      roles: entries.map((r) => ({ value: r.value, displayName: r.displayName })),
+      entitlements: entitlements.length > 0,
+    };
+  };
+
   router.get('/setup', async (ctx) => {
     const { orgId } = linkOf(ctx);
     const org = await admin.getOrg(db, orgId);
-    sendPage(ctx, setupHomePage(brand, org.name, await connection(orgId, org.groupSync)));
+    const [current, catalogue] = await Promise.all([connection(orgId, org.groupSync), catalogueOf(orgId)]);
+    sendPage(ctx, setupHomePage(brand, org.name, current, catalogue.roles.length > 0));
   });
 
   router.get('/setup/status', async (ctx) => {
@@ -91,9 +105,10 @@ export function registerSetupRoutes(router: Router<ConsoleState>, tools: Console
   const showGuide = async (ctx: Context, idp: IdpName, token?: string) => {
     const { orgId } = linkOf(ctx);
     const org = await admin.getOrg(db, orgId);
-    const [stored, current] = await Promise.all([
+    const [stored, current, catalogue] = await Promise.all([
       listOrgSchemas(db, orgId),
       connection(orgId, org.groupSync),
+      catalogueOf(orgId),
     ]);
     const customAttributes: CustomUserAttribute[] = stored
       .filter(({ schema }) => schema.resourceType === 'User')
@@ -103,8 +118,14 @@ export function registerSetupRoutes(router: Router<ConsoleState>, tools: Console
       brand,
       orgName: org.name,
       csrf: (ctx.state as ConsoleState).session.csrf,
-      guide: idpGuide(idp, { scimBaseUrl: view.scimBaseUrl, groupSync: org.groupSync, customAttributes }),
+      guide: idpGuide(idp, {
+        scimBaseUrl: view.scimBaseUrl,
+        groupSync: org.groupSync,
+        customAttributes,
+        catalogue,
+      }),
       connection: current,
+      mapRoles: catalogue.roles.length > 0,
       ...(token ? { token } : {}),
     });
     sendPage(ctx, page);

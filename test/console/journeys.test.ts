@@ -7,6 +7,8 @@
 // Under an operator's white label (CONSOLE_BRAND_*), IT admins connect Okta and Entra with the panel
 // in view; CONSOLE_SCREENSHOTS=docs/images npx vitest run test/console/journeys.test.ts -t white-label
 // renews docs/images/setup-okta.png and setup-phone.png.
+// On those pages, an operator and an IT admin map groups to roles; `-t roles:` with the same
+// CONSOLE_SCREENSHOTS renews docs/images/setup-roles.png and console-roles.png.
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -641,6 +643,147 @@ describe.skipIf(!haveChromium)('an IT admin on white-labelled setup pages, in he
     await expectWhiteLabel(page);
     await expectPhoneFit(page, ['/console/setup', '/console/setup/entra']);
     expect(problems).toEqual([]);
+  });
+
+  describe('roles: an operator and an IT admin map groups to roles', () => {
+    /** An organization with roles of its own, a token, and a group that arrived with one member. */
+    async function orgWithRoles(name: string) {
+      const org = await admin('POST', '/orgs', { name, groupSync: true });
+      await admin('PUT', `/orgs/${org.id}/roles`, {
+        roles: [
+          {
+            value: 'admin',
+            displayName: 'Administrator',
+            description: 'Manages billing and members',
+            priority: 30,
+          },
+          { value: 'editor', displayName: 'Editor', description: 'Creates and edits projects', priority: 20 },
+          { value: 'viewer', displayName: 'Viewer', description: 'Reads projects', priority: 10 },
+        ],
+      });
+      const { token } = await admin('POST', `/orgs/${org.id}/tokens`, { name: 'Okta' });
+      const scim = idp(org.scimBaseUrl, token, 'Okta SCIM Client 1.0.0');
+      const user = (await (
+        await scim('POST', '/Users', {
+          schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+          userName: `ada@${name.toLowerCase()}.example`,
+          displayName: 'Ada Lovelace',
+        })
+      ).json()) as { id: string };
+      const group = (await (
+        await scim('POST', '/Groups', {
+          schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'],
+          displayName: 'Engineering',
+          members: [{ value: user.id }],
+        })
+      ).json()) as { id: string };
+      return { org, scim, user, group };
+    }
+
+    it('an operator maps a group to a role and sees a member’s effective role', async () => {
+      const { org, user } = await orgWithRoles('Umbrella');
+      const context = await browser.newContext({ viewport: LAPTOP });
+      const page = await context.newPage();
+      const problems: string[] = [];
+      page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+      await page.goto(`${origin}/console/sign-in`);
+      await page.getByLabel('Admin token').fill(LIVE_ADMIN_TOKEN);
+      await page.keyboard.press('Enter');
+      await page.waitForURL(`${origin}/console`);
+      await page.goto(`${origin}/console/orgs/${org.id}`);
+      await page.getByRole('link', { name: /^Roles:/ }).click();
+      await page.waitForURL(`${origin}/console/orgs/${org.id}/roles`);
+      await checkPage(page);
+      expect(await page.getByRole('row', { name: /Administrator/ }).textContent()).toContain(
+        'this organization',
+      );
+
+      await page.getByLabel('Role for Engineering').selectOption({ label: 'Administrator (admin)' });
+      await page.getByLabel('Default role', { exact: true }).selectOption({ label: 'Viewer (viewer)' });
+      await page.getByRole('button', { name: 'Save mappings' }).click();
+      await page.waitForURL(/done=mappings/);
+      expect(await page.getByRole('status').textContent()).toContain('Mappings saved');
+      expect(await page.getByLabel('Role for Engineering').inputValue()).toBe('admin');
+      await checkPage(page);
+
+      await page.getByLabel('User id or userName').fill('ada@umbrella.example');
+      await page.getByRole('button', { name: 'Look up' }).click();
+      await page.waitForURL(/user=/);
+      const roles = page.locator('#user-roles ~ .table-wrap').first();
+      expect(await roles.textContent()).toContain('admin');
+      expect(await roles.textContent()).toContain('group “Engineering”');
+      expect(await roles.textContent()).not.toContain('viewer');
+      expect(await page.locator('main').textContent()).toContain(user.id);
+      await checkPage(page);
+      await page.screenshot({ path: join(SHOTS, 'console-roles.png'), fullPage: true });
+
+      const phone = await browser.newContext({ viewport: PHONE, storageState: await context.storageState() });
+      const small = await phone.newPage();
+      await small.goto(page.url());
+      await checkPage(small);
+      await phone.close();
+      await context.close();
+      expect(problems).toEqual([]);
+    }, 60_000);
+
+    it('an IT admin maps an arrived group, and a group by name before it arrives, and picks the default role', async () => {
+      const { org, scim } = await orgWithRoles('Soylent');
+      const { url } = await admin('POST', `/orgs/${org.id}/setup-links`, { expiresInHours: 24 });
+      const { page, problems } = await openLink(url);
+      await page.getByRole('link', { name: 'Map your groups to roles' }).click();
+      await page.waitForURL(`${origin}/console/setup/roles`);
+      await expectWhiteLabel(page);
+      expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Map your groups to roles');
+      expect(await page.getByRole('row', { name: /Editor/ }).textContent()).toContain(
+        'Creates and edits projects',
+      );
+
+      await page.getByLabel('Find a group').fill('eng');
+      await page.getByRole('button', { name: 'Search' }).click();
+      await page.waitForURL(/q=eng/);
+      await page.getByLabel('Role for Engineering').selectOption({ label: 'Administrator' });
+      await page.getByLabel('Group name 1', { exact: true }).fill('Sales');
+      await page.getByLabel('Role for group name 1', { exact: true }).selectOption({ label: 'Editor' });
+      await page.getByLabel('Default role', { exact: true }).selectOption({ label: 'Viewer' });
+      await page.getByRole('button', { name: 'Save mappings' }).click();
+      await page.waitForURL(/done=mappings/);
+      expect(await page.getByRole('status').textContent()).toContain('Saved');
+      await expectWhiteLabel(page);
+      expect(await admin('GET', `/orgs/${org.id}/role-mappings`)).toMatchObject({
+        mappings: [{ role: 'admin' }, { group: { displayName: 'Sales' }, role: 'editor' }],
+        defaultRole: 'viewer',
+        mode: 'multiple',
+      });
+
+      // Sales arrives with a member: the mapping by name gives them Editor.
+      const grace = (await (
+        await scim('POST', '/Users', {
+          schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+          userName: 'grace@soylent.example',
+        })
+      ).json()) as { id: string };
+      const sales = (await (
+        await scim('POST', '/Groups', {
+          schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'],
+          displayName: 'Sales',
+          members: [{ value: grace.id }],
+        })
+      ).json()) as { id: string };
+      expect((await admin('GET', `/orgs/${org.id}/users/${grace.id}/roles`)).roles).toEqual([
+        { value: 'editor', sources: [`group:${sales.id}`] },
+      ]);
+
+      await page.goto(`${origin}/console/setup/roles`);
+      await expectWhiteLabel(page);
+      await page.screenshot({ path: join(SHOTS, 'setup-roles.png'), fullPage: true });
+      await expectPhoneFit(page, [
+        '/console/setup',
+        '/console/setup/roles',
+        '/console/setup/okta',
+        '/console/setup/entra',
+      ]);
+      expect(problems).toEqual([]);
+    }, 60_000);
   });
 
   it('the operator’s pages keep scimd’s name, with the brand’s logo and colour beside it', async () => {

@@ -193,6 +193,62 @@ describe('idpGuide', () => {
   });
 });
 
+describe('idpGuide: roles and entitlements', () => {
+  const catalogue = {
+    roles: [
+      { value: 'admin', displayName: 'Administrator' },
+      { value: 'viewer', displayName: 'Viewer' },
+    ],
+    entitlements: true,
+  };
+  const rolesText = (guide: IdpGuide) =>
+    (guide.roles?.steps ?? [])
+      .flatMap((s) => [s.title, ...s.text, ...(s.values ?? []).map((v) => ('value' in v ? v.value : ''))])
+      .join('\n');
+
+  it('has no roles part while the catalogue is empty', () => {
+    for (const idp of IDPS) {
+      expect(idpGuide(idp, input()).roles).toBeUndefined();
+      expect(idpGuide(idp, input({ catalogue: { roles: [], entitlements: false } })).roles).toBeUndefined();
+    }
+    // Entra sends app roles only: entitlements alone give it nothing to do.
+    expect(idpGuide('entra', input({ catalogue: { roles: [], entitlements: true } })).roles).toBeUndefined();
+  });
+
+  it('gives Okta Identity Governance its settings: resource types, endpoints, ID value, display name display', () => {
+    const roles = idpGuide('okta', input({ catalogue })).roles!;
+    expect(roles.settings).toEqual({
+      columns: ['Roles', 'Entitlements'],
+      rows: [
+        ['Resource type', 'Role', 'Entitlement'],
+        ['Endpoint', '/Roles', '/Entitlements'],
+        ['Multi-valued', 'on', 'on'],
+        ['Schema mapping: ID', 'value', 'value'],
+        ['Schema mapping: Display Name', 'display', 'display'],
+        ['Schema mapping: Description', 'description', 'description'],
+      ],
+    });
+    expect(rolesText(idpGuide('okta', input({ catalogue })))).toMatch(/Governance Engine/);
+    const onlyRoles = idpGuide('okta', input({ catalogue: { ...catalogue, entitlements: false } })).roles!;
+    expect(onlyRoles.settings?.columns).toEqual(['Roles']);
+  });
+
+  it('gives Entra the app roles to create and the roles mapping to AppRoleAssignmentsComplex', () => {
+    const guide = idpGuide('entra', input({ catalogue }));
+    const values = (guide.roles?.steps ?? []).flatMap((s) => s.values ?? []);
+    expect(values).toEqual(
+      expect.arrayContaining([
+        { label: 'Administrator', value: 'admin' },
+        { label: 'Viewer', value: 'viewer' },
+        { label: 'Expression', value: 'AppRoleAssignmentsComplex([appRoleAssignments])' },
+        { label: 'Target attribute', value: 'roles' },
+        { label: 'Expression', value: 'AssertiveAppRoleAssignmentsComplex([appRoleAssignments])' },
+      ]),
+    );
+    for (const idp of IDPS) expect(rolesText(idpGuide(idp, input({ catalogue })))).not.toMatch(/scimd/i);
+  });
+});
+
 describe('isIdpName', () => {
   it.each(['okta', 'entra'])('accepts %s', (name) => {
     expect(isIdpName(name)).toBe(true);

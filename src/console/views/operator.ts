@@ -102,7 +102,8 @@ export function orgPage(data: OrgPageData): string {
     title: org.name,
     nav: operatorNav(csrf),
     body: html`<h1>${org.name}</h1>
-<p class="lead">Organization <code>${org.id}</code> · <a href="/console/orgs/${org.id}/activity">Activity: failed requests, audit log, changes</a></p>
+<p class="lead">Organization <code>${org.id}</code> · <a href="/console/orgs/${org.id}/activity">Activity: failed requests, audit log, changes</a>
+· <a href="/console/orgs/${org.id}/roles">Roles: catalogue, group mappings, a user’s roles</a></p>
 ${data.notice ? notice('ok', data.notice) : ''}
 ${data.revealed ? revealed(data.revealed.label, data.revealed.value, data.revealed.after) : ''}
 <h2>SCIM base URL</h2>
