@@ -13,20 +13,20 @@ const KINDS: readonly CatalogueKind[] = ['roles', 'entitlements'];
 /** How many allowed values an error names before it says how many more there are. */
 const NAMED_VALUES = 50;
 
-function valuesOf(attributes: Readonly<Record<string, unknown>> | undefined, kind: CatalogueKind): string[] {
+type Attributes = Readonly<Record<string, unknown>>;
+
+function valuesOf(attributes: Attributes | undefined, kind: CatalogueKind): string[] {
   const items = attributes?.[kind];
   if (!Array.isArray(items)) return [];
   return items.flatMap((item) => (isObject(item) && typeof item.value === 'string' ? [item.value] : []));
 }
 
-type Attributes = Readonly<Record<string, unknown>>;
-
 /**
  * Checks the values of `roles` and `entitlements` that `attributes` (validated, names as the schema
  * spells them) holds. A value outside the catalogue that the stored user already holds (`stored`,
  * read only then) stays acceptable when the catalogue has dropped it, so that a deactivation or a
- * rename of that user still goes through; such a value gives no role. The
- * catalogue is read only when a write carries a value.
+ * rename of that user still goes through; such a value gives no role. The catalogue is read only
+ * when a write carries a value.
  */
 export async function checkCatalogued(
   db: Kysely<DB>,

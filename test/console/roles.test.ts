@@ -174,6 +174,52 @@ describe('console: roles, for the operator', () => {
   });
 });
 
+describe('console: roles, the groups to choose from', () => {
+  it('lists the first 200 groups by name, mapped ones first, and finds others by part of their name, % and _ literally', async () => {
+    const { org, tenant } = await orgWithRoles('massive');
+    const names = [
+      ...Array.from({ length: 205 }, (_, i) => `Team ${String(i).padStart(3, '0')}`),
+      '100% Sales',
+      '100 Sales',
+      'zz last',
+    ];
+    for (let i = 0; i < names.length; i += 25)
+      await Promise.all(
+        names
+          .slice(i, i + 25)
+          .map((displayName) => tenant.post('/Groups', { schemas: [GROUP], displayName }).expect(201)),
+      );
+    const last = (await tenant.get('/Groups?filter=displayName%20eq%20%22zz%20last%22').expect(200)).body
+      .Resources[0] as Json;
+    await harness
+      .admin('put', `/orgs/${org.id}/role-mappings`)
+      .send({ mappings: [{ group: { id: last.id }, role: 'admin' }] })
+      .expect(200);
+    const op = await operator();
+    const page = (await op.get(`/console/orgs/${org.id}/roles`).expect(200)).text;
+    expect(page).toContain(
+      'The first 200 groups by name: search to find the others. Mapped groups come first.',
+    );
+    const groupRows = (text: string) =>
+      [...text.matchAll(/aria-label="Role for (?!group name )([^"]+)"/g)].map((m) => m[1]);
+    const rows = groupRows(page);
+    expect(rows[0]).toBe('zz last');
+    expect(rows.slice(1, 4)).toEqual(['100 Sales', '100% Sales', 'Engineering']);
+    expect(rows).toHaveLength(201);
+    expect(rows).not.toContain('Team 199');
+
+    const percent = (await op.get(`/console/orgs/${org.id}/roles?q=${encodeURIComponent('0%')}`).expect(200))
+      .text;
+    expect(groupRows(percent)).toEqual(['zz last', '100% Sales']);
+    expect(percent).toContain('1 group whose name contains “0%”');
+    const underscore = (await op.get(`/console/orgs/${org.id}/roles?q=_`).expect(200)).text;
+    expect(groupRows(underscore)).toEqual(['zz last']);
+    expect(underscore).toContain('0 groups whose name contains “_”');
+    const found = (await op.get(`/console/orgs/${org.id}/roles?q=team%20204`).expect(200)).text;
+    expect(found).toContain('aria-label="Role for Team 204"');
+  });
+});
+
 describe('console: roles, on a setup link', () => {
   it('lets the IT admin map the groups of its own organization, and never another’s', async () => {
     const mine = await orgWithRoles('initech');
