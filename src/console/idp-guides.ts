@@ -323,7 +323,7 @@ function oktaRoles({ catalogue }: GuideInput): { roles?: RolesPart } {
           title: 'Add the entitlement settings',
           text: [
             'In the app’s entitlement management settings, add one resource type per column of the table ' +
-              'below, with its endpoint and schema mapping, and Save.',
+              'after these steps, with its endpoint and schema mapping, and Save.',
             'Map the ID to value, not id: Okta sends the ID back as the person’s role or entitlement, and ' +
               'that is what this service checks.',
           ],
