@@ -230,7 +230,7 @@ export async function patchUser(
     const current = await repo.findUser(db, orgId, id, { groups: false });
     if (!current) throw userNotFound(id);
     const next = toStoredAttributes(applyPatch(current.attributes, operations, type, { id }).attributes);
-    await checkCatalogued(db, orgId, next, async () => current.attributes);
+    await checkCatalogued(db, orgId, next, current.attributes);
     if (sameJson(next, current.attributes)) {
       await insertAudit(db, [{ entry: audit, at: new Date() }]);
       return (await repo.findUser(db, orgId, id)) ?? current;

@@ -15,6 +15,8 @@ const NAMED_VALUES = 50;
 
 type Attributes = Readonly<Record<string, unknown>>;
 
+const lowered = (values: readonly string[]) => new Set(values.map((v) => v.toLowerCase()));
+
 function valuesOf(attributes: Attributes | undefined, kind: CatalogueKind): string[] {
   const items = attributes?.[kind];
   if (!Array.isArray(items)) return [];
@@ -23,28 +25,32 @@ function valuesOf(attributes: Attributes | undefined, kind: CatalogueKind): stri
 
 /**
  * Checks the values of `roles` and `entitlements` that `attributes` (validated, names as the schema
- * spells them) holds. A value outside the catalogue that the stored user already holds (`stored`,
- * read only then) stays acceptable when the catalogue has dropped it, so that a deactivation or a
- * rename of that user still goes through; such a value gives no role. The catalogue is read only
- * when a write carries a value.
+ * spells them) holds. A value outside the catalogue that the stored user already holds stays
+ * acceptable when the catalogue has dropped it, so that a deactivation or a rename of that user still
+ * goes through; such a value gives no role. `stored` is the stored user, or how to read it when a
+ * value turns out to be outside. The catalogue is read only when a write brings a value: given the
+ * stored user, only values it does not hold (a PATCH that adds the roles it has reads nothing more).
  */
 export async function checkCatalogued(
   db: Kysely<DB>,
   orgId: string,
   attributes: Attributes,
-  stored?: () => Promise<Attributes | undefined>,
+  stored?: Attributes | (() => Promise<Attributes | undefined>),
 ): Promise<void> {
+  const read = typeof stored === 'function' ? stored : undefined;
+  const given = typeof stored === 'function' ? undefined : stored;
   let held: Promise<Attributes | undefined> | undefined;
   for (const kind of KINDS) {
-    const carried = valuesOf(attributes, kind);
+    const known = lowered(valuesOf(given, kind));
+    const carried = valuesOf(attributes, kind).filter((v) => !known.has(v.toLowerCase()));
     if (carried.length === 0) continue;
     const entries = await effectiveCatalogue(db, orgId, kind);
     if (entries.length === 0) continue;
     const allowed = new Set(entries.map((e) => e.value.toLowerCase()));
     let outside = [...new Set(carried.filter((v) => !allowed.has(v.toLowerCase())))];
-    if (outside.length > 0 && stored) {
-      held ??= stored();
-      const kept = new Set(valuesOf(await held, kind).map((v) => v.toLowerCase()));
+    if (outside.length > 0 && read) {
+      held ??= read();
+      const kept = lowered(valuesOf(await held, kind));
       outside = outside.filter((v) => !kept.has(v.toLowerCase()));
     }
     if (outside.length === 0) continue;
