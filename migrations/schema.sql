@@ -1003,12 +1003,20 @@ AS $function$
       if not exists (select 1 from roles) and not exists (select 1 from entitlements) then
         return null;
       end if;
-      for r in select n.org_id, array_agg(n.id) as ids from added_users n
-        where exists (select 1 from roles c where c.org_id is null or c.org_id = n.org_id)
-          or exists (select 1 from entitlements c where c.org_id is null or c.org_id = n.org_id)
+      for r in
+        with orgs_added as (
+          select o.org_id, exists (select 1 from role_settings s where s.org_id = o.org_id and s.default_role is not null)
+            as fallback
+          from (select distinct n.org_id from added_users n) o
+        )
+        select n.org_id,
+          array_agg(n.id) filter (where o.fallback or jsonb_typeof(n.data -> 'roles') = 'array') as given_roles,
+          array_agg(n.id) filter (where jsonb_typeof(n.data -> 'entitlements') = 'array') as given_entitlements
+        from added_users n join orgs_added o on o.org_id = n.org_id
         group by n.org_id order by n.org_id
       loop
-        perform scim_access_refresh(r.org_id, r.ids, true, true);
+        perform scim_access_refresh(r.org_id, r.given_roles, true, false);
+        perform scim_access_refresh(r.org_id, r.given_entitlements, false, true);
       end loop;
       return null;
     end
