@@ -45,6 +45,15 @@ import {
   warmUp,
 } from './measure.js';
 import {
+  BEFORE_S,
+  DEFAULT_STATEMENT_TIMEOUT_S,
+  MAPPING_ENV,
+  type MappingFigures,
+  mappedAdd,
+  mappingName,
+  measureMapping,
+} from './roles.js';
+import {
   addMemberName,
   CREATE,
   CREATE_GROUP,
@@ -52,6 +61,7 @@ import {
   DELETE_USER,
   LOOKUP,
   lookup,
+  mappedAddName,
   PATCH_USER,
   PUT_USER,
   page,
@@ -83,8 +93,20 @@ const BASELINES = [
 ] as const;
 const BIG_ADD = addMemberName(USERS);
 const SMALL_ADD = addMemberName(10);
+/** The big group's member add while it is mapped to a role: right after the unmapped one in rounds 1 to 6. */
+const MAPPED_ADD = mappedAddName(USERS);
+const MAPPING = mappingName(USERS);
 /** The writes measured in rounds, turned by one place each round. */
-const ROUND_WRITES = [CREATE, PATCH_USER, PUT_USER, DELETE_USER, CREATE_GROUP, BIG_ADD, SMALL_ADD];
+const ROUND_WRITES = [
+  CREATE,
+  PATCH_USER,
+  PUT_USER,
+  DELETE_USER,
+  CREATE_GROUP,
+  BIG_ADD,
+  MAPPED_ADD,
+  SMALL_ADD,
+];
 /** Scenarios with a target against the lookup's rate, and against POST /Users'. */
 const FIRST_PAGE = 'GET /Users page of 100, first page';
 const DEEP = Math.max(1, USERS - 9_999);
@@ -156,10 +178,11 @@ async function main(): Promise<void> {
     };
     const rounds = await runRounds(seeded, env, place);
     const { rows, walk } = await runReads(seeded, env);
+    const mapping = await runMapping(seeded, env, place);
     const feed = await runFeed(seeded, env, place);
     const webhooks = await runWebhooks(seeded, env);
     const extensionIndex = await runExtensionIndex(seeded, env, place);
-    printAndSave(rounds, rows, walk, feed, webhooks, extensionIndex, performance.now() - started);
+    printAndSave(rounds, rows, walk, mapping, feed, webhooks, extensionIndex, performance.now() - started);
   } finally {
     await dropDatabase();
     if (place.pgliteDir) rmSync(place.pgliteDir, { recursive: true, force: true });
@@ -180,19 +203,33 @@ async function runRounds(seeded: Seeded, env: Record<string, string>, place: Pla
     const rows: Row[] = await runLookups(seeded, env, place, round);
     const scenarios = new Map(roundScenarios(seeded, USERS).map((s) => [s.name, s]));
     const turn = round % ROUND_WRITES.length;
-    const writes = [...ROUND_WRITES.slice(turn), ...ROUND_WRITES.slice(0, turn)].filter(wanted);
+    // The mapped add on Postgres only: the bench analyzes user_roles around each mapping (bench/roles.ts),
+    // which it cannot while PGlite serves scimd alone.
+    const writes = [...ROUND_WRITES.slice(turn), ...ROUND_WRITES.slice(0, turn)].filter(
+      (name) => wanted(name) && (pgUrl !== undefined || name !== MAPPED_ADD),
+    );
     const run = async (names: string[], suffix = '') => {
       if (names.length === 0) return;
-      const server = await start([SCIMD], env);
+      const mapping = names.includes(MAPPED_ADD);
+      const server = await start([SCIMD], mapping ? { ...env, ...MAPPING_ENV } : env);
+      // The bench's own connection (Postgres), to analyze and vacuum around a mapping.
+      const database = mapping ? await openDatabase({ ...place, statementTimeoutMs: 0 }) : undefined;
       try {
         for (const name of names) {
           const scenario = scenarios.get(name)!;
           const [token, base] =
             scenario.org === 'seeded' ? [seeded.token, seededBase] : [seeded.scratch.token, writesBase];
+          const around =
+            name === MAPPED_ADD && database
+              ? mappedAdd({ server, adminToken: ADMIN_TOKEN, seeded, db: database.db })
+              : undefined;
+          await around?.before();
           await warmUp(server, token, scenario.warmUp ?? scenario.setup);
           rows.push(await load(name + suffix, server, token, scenario.setup, { base }));
+          await around?.after();
         }
       } finally {
+        await database?.close();
         await stop(server);
       }
     };
@@ -383,6 +420,40 @@ async function runReads(
   return { rows, walk };
 }
 
+/**
+ * Mapping the big group to a role while the organization with a schema of its own is looked up by
+ * userName (bench/roles.ts), in a scimd of its own. Postgres only: the bench counts the read model
+ * while scimd runs.
+ */
+async function runMapping(
+  seeded: Seeded,
+  env: Record<string, string>,
+  place: Place,
+): Promise<MappingFigures | undefined> {
+  if (!pgUrl || !wanted(MAPPING)) return undefined;
+  const server = await start([SCIMD], { ...env, ...MAPPING_ENV });
+  const database = await openDatabase({ ...place, statementTimeoutMs: 0 });
+  try {
+    const figures = await measureMapping(
+      { server, adminToken: ADMIN_TOKEN, seeded, db: database.db },
+      { token: seeded.custom.token, setup: customLookup(seeded, 'userName') },
+    );
+    console.log(`${MAPPING}: ${mappingLine(figures)}`);
+    return figures;
+  } finally {
+    await database.close();
+    await stop(server);
+  }
+}
+
+function mappingLine(m: MappingFigures): string {
+  const slow =
+    m.putSeconds > DEFAULT_STATEMENT_TIMEOUT_S
+      ? ` (over the default ${DEFAULT_STATEMENT_TIMEOUT_S} s statement timeout: it would fail with it)`
+      : '';
+  return `PUT answered in ${m.putSeconds} s${slow} with ${m.inReadModel} of ${m.members} members' role in directory.user_roles; every member's user.roles_changed read from the feed at ${m.feedSeconds} s; unmapping ${m.unmap.putSeconds} s, feed ${m.unmap.feedSeconds} s`;
+}
+
 interface FeedFigures {
   /** Reading FEED_CHANGES changes as written: the reads number them too. */
   unnumbered?: FeedRead;
@@ -512,6 +583,7 @@ function printAndSave(
   rounds: Row[][],
   reads: Row[],
   walk: ImportWalk | undefined,
+  mapping: MappingFigures | undefined,
   feed: FeedFigures,
   webhooks: WebhookFigures | undefined,
   extensionIndex: { on: Row[]; off: Row[] } | undefined,
@@ -547,6 +619,7 @@ function printAndSave(
     lookupVsPreparedBaseline: ofRounds(perRound(LOOKUP, BASELINES[1].name)),
     createVsLookup: ofRounds(perRound(CREATE, LOOKUP)),
     bigVsSmallGroupPatch: ofRounds(perRound(BIG_ADD, SMALL_ADD, (r) => r.meanMs)),
+    mappedVsUnmappedAdd: ofRounds(perRound(MAPPED_ADD, BIG_ADD)),
     deepCursorVsFirstPage: ratio(
       rows.find((r) => r.scenario.startsWith('GET /Users page of 100, after'))?.meanMs,
       mean('GET /Users page of 100, first page by cursor'),
@@ -640,6 +713,13 @@ ${[
     (v) => v < 2,
     perRound(BIG_ADD, SMALL_ADD, (r) => r.meanMs),
   ),
+  line(
+    'member add, big group mapped to a role / unmapped',
+    ratios.mappedVsUnmappedAdd,
+    'target >= 0.8',
+    (v) => v >= 0.8,
+    perRound(MAPPED_ADD, BIG_ADD),
+  ),
   ...VERSUS_LOOKUP.map((name) => line(`${name} / lookup`, ratios[name], 'target >= 0.1', (v) => v >= 0.1)),
   line(
     'deep page by cursor / first page (mean latency)',
@@ -679,6 +759,8 @@ ${[
     (v) => v < 0.05,
   ),
 ].join('\n')}
+  ${MAPPING}: ${mapping ? `${mapping.feedSeconds} s to the read model and the feed (PUT ${mapping.putSeconds} s)   target < 60 s${judge(mapping.feedSeconds, (v) => v < 60)}` : 'n/a'}
+  ${MAPPING}, another organization's lookup: ${mapping ? `p99 ${mapping.lookup.duringP99Ms} ms during it (p50 ${mapping.lookup.duringP50Ms} ms, ${mapping.lookup.during} lookups, ${mapping.lookup.errors} errors), p99 ${mapping.lookup.beforeP99Ms} ms in the ${BEFORE_S} s before   target p99 < 100 ms${judge(mapping.lookup.duringP99Ms, (v) => v < 100)}` : 'n/a'}
   ${FEED_READ}: ${feed.unnumbered ? `${feed.numbered!.perSecond}/s numbered (as scimd numbers its writes), ${feed.unnumbered.perSecond}/s written outside scimd (numbered while read)   target >= 20000/s${judge(feed.numbered!.perSecond, (v) => v >= 20_000)}` : 'n/a'}
   ${FEED_LATENCY}: ${feed.latency ? `p50 ${feed.latency.p50Ms} ms, p99 ${feed.latency.p99Ms} ms (${feed.latency.samples} writes)   reported` : 'n/a'}
   ${webhookLines(webhooks, judge)}
@@ -690,7 +772,7 @@ total time ${(elapsedMs / 1000).toFixed(0)} s`);
   mkdirSync('bench/results', { recursive: true });
   writeFileSync(
     'bench/results/latest.json',
-    `${JSON.stringify({ at: new Date().toISOString(), machine, users: USERS, connections: CONNECTIONS, durationSeconds: DURATION, rows, ratios, importWalk: walk, feed, webhooks, extensionIndex, rounds }, null, 2)}\n`,
+    `${JSON.stringify({ at: new Date().toISOString(), machine, users: USERS, connections: CONNECTIONS, durationSeconds: DURATION, rows, ratios, importWalk: walk, mapping, feed, webhooks, extensionIndex, rounds }, null, 2)}\n`,
   );
 }
 

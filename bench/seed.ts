@@ -1,5 +1,6 @@
 // Seeds a benchmark organization straight into the database: users with realistic attributes,
-// spare users for writes, a 100,000-member group, a 10-member group and an empty one; and an
+// spare users for writes, a 100,000-member group, a 10-member group and an empty one, a catalogue of
+// one role (mapped to a group only while a roles scenario runs, bench/roles.ts); and an
 // organization for the writes that would change it, with users to delete. Between rounds,
 // resetRound puts back what the round's writes changed, so that every round starts alike.
 import { randomUUID } from 'node:crypto';
@@ -9,6 +10,7 @@ import type { DB } from '../src/db/tables.js';
 import { createOrg } from '../src/orgs/orgs.service.js';
 import { createToken } from '../src/orgs/tokens.service.js';
 import { recountOrg } from '../src/resources/counts.repository.js';
+import { replaceScopeCatalogue } from '../src/roles/catalogue.repository.js';
 
 const FEED_TRIGGERS: readonly [string, string][] = [
   ['users', 'users_changes'],
@@ -47,6 +49,9 @@ export interface Seeded {
    */
   custom: { orgId: string; token: string; size: number };
 }
+
+/** The measured organization's one catalogued role, which bench/roles.ts maps its big group to. */
+export const BENCH_ROLE = 'member';
 
 /** The custom organization's schema extension. */
 export const CUSTOM_SCHEMA = 'urn:ietf:params:scim:schemas:extension:bench:2.0:User';
@@ -147,6 +152,15 @@ export async function seed(db: Kysely<DB>, size: number, spare: number, doomed: 
             where org_id = ${org.id}::uuid order by created_at limit 10`.execute(db);
   // Written straight into the tables: the organization's counts are taken from them once.
   await recountOrg(db, org.id);
+  // No user carries roles and nothing is mapped: every user's effective roles stay none, as
+  // user_roles has them, so the catalogue is written without the recomputation the admin API runs.
+  await replaceScopeCatalogue(
+    db,
+    org.id,
+    'roles',
+    [{ value: BENCH_ROLE, displayName: 'Member', description: '', priority: 0 }],
+    new Date(),
+  );
   const scratchOrg = await createOrg(db, { name: 'bench writes', groupSync: true });
   await insertUsers(db, scratchOrg.id, 'doomed', doomed);
   await recountOrg(db, scratchOrg.id);

@@ -1,0 +1,256 @@
+// Roles: what a mapping from a group to a role costs. In the rounds, a member add to the
+// 100,000-member group while it is mapped to a role (the mapping put just before, taken away just
+// after, so that no other scenario runs with one); and once, mapping that group: from the PUT of the
+// mapping until every member's role is in the read model and in the feed, while another
+// organization's lookup runs under load.
+import autocannon from 'autocannon';
+import { type Kysely, sql } from 'kysely';
+import type { DB } from '../src/db/tables.js';
+import { CONNECTIONS, median, type Server, type Setup, warmUp } from './measure.js';
+import { BENCH_ROLE, type Seeded } from './seed.js';
+
+export const mappingName = (members: number) => `Mapping a ${members}-member group to a role`;
+
+/**
+ * The statement timeout of the processes that map (scimd's default is 15 s): a mapping recomputes its
+ * group's members in one statement, which may take longer on a busy machine. The figures say whether
+ * the PUT took longer than the default, in which case it would fail with the default.
+ */
+export const MAPPING_ENV = { DATABASE_STATEMENT_TIMEOUT_MS: '120000' } as const;
+export const DEFAULT_STATEMENT_TIMEOUT_S = 15;
+
+/** Users whose memberships one PATCH removes. */
+const REMOVE_AT_ONCE = 1_000;
+/** Seconds of lookup load before the mapping, to compare its p99 with the one during the mapping. */
+export const BEFORE_S = 5;
+const BEFORE_MS = BEFORE_S * 1000;
+
+/** What a run against the server needs: the server, the admin token, the seeded data. */
+export interface RolesContext {
+  readonly server: Server;
+  readonly adminToken: string;
+  readonly seeded: Seeded;
+  /** The bench's own handle on the database (Postgres only: PGlite serves scimd's process alone). */
+  readonly db: Kysely<DB>;
+}
+
+/** PUT of the seeded organization's mappings: the big group to BENCH_ROLE, or none. */
+async function putMapping({ server, adminToken, seeded }: RolesContext, mapped: boolean): Promise<void> {
+  const res = await fetch(`${server.origin}/admin/v1/orgs/${seeded.orgId}/role-mappings`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ mappings: mapped ? [{ group: { id: seeded.bigGroup }, role: BENCH_ROLE }] : [] }),
+  });
+  if (!res.ok) throw new Error(`PUT role-mappings: ${res.status} ${await res.text()}`);
+}
+
+/** The feed's last position now (numbering what is waiting), read by the admin API from `after`. */
+async function feedEnd({ server, adminToken }: RolesContext, after = ''): Promise<string> {
+  let cursor = after;
+  for (;;) {
+    const res = await fetch(`${server.origin}/admin/v1/changes?limit=1000${cursor && `&after=${cursor}`}`, {
+      headers: { authorization: `Bearer ${adminToken}` },
+    });
+    if (!res.ok) throw new Error(`feed: ${res.status} ${await res.text()}`);
+    const page = (await res.json()) as { changes: unknown[]; nextCursor: string };
+    if (page.changes.length === 0) return page.nextCursor;
+    cursor = page.nextCursor;
+  }
+}
+
+/**
+ * Reads the seeded organization's user.roles_changed after `after` until `members` distinct users have
+ * one that adds (`added`) or removes BENCH_ROLE, as a consumer of the feed would; returns when, and
+ * the cursor after the last change read.
+ */
+async function readRoleChanges(
+  { server, adminToken, seeded }: RolesContext,
+  after: string,
+  members: number,
+  added: boolean,
+): Promise<{ at: number; cursor: string }> {
+  const seen = new Set<string>();
+  let cursor = after;
+  while (seen.size < members) {
+    const res = await fetch(
+      `${server.origin}/admin/v1/changes?after=${cursor}&orgId=${seeded.orgId}&types=user.roles_changed&limit=1000&wait=10`,
+      { headers: { authorization: `Bearer ${adminToken}` } },
+    );
+    if (!res.ok) throw new Error(`feed: ${res.status} ${await res.text()}`);
+    const page = (await res.json()) as {
+      changes: { resourceId: string; data: { added: string[]; removed: string[] } }[];
+      nextCursor: string;
+    };
+    if (page.changes.length === 0)
+      throw new Error(`feed: ${seen.size} of ${members} role changes, then none`);
+    for (const change of page.changes)
+      if ((added ? change.data.added : change.data.removed).includes(BENCH_ROLE)) seen.add(change.resourceId);
+    cursor = page.nextCursor;
+  }
+  return { at: performance.now(), cursor };
+}
+
+/** The big group's members holding BENCH_ROLE from it, as the product reads them. */
+async function membersWithRole(db: Kysely<DB>, seeded: Seeded): Promise<number> {
+  const { rows } = await sql<{ n: number }>`
+    select count(*)::int as n from directory.user_roles
+    where organization_id = ${seeded.orgId} and role = ${BENCH_ROLE}
+      and ${`group:${seeded.bigGroup}`} = any(sources)`.execute(db);
+  return rows[0]!.n;
+}
+
+/**
+ * Removes the spare users from the big group, by SCIM (a PATCH of a value list, as Entra removes
+ * members), so that a member add runs on the seeded group whatever ran before it in the round.
+ */
+async function removeSpareMembers({ server, seeded }: RolesContext): Promise<void> {
+  for (let i = 0; i < seeded.spare.length; i += REMOVE_AT_ONCE) {
+    const res = await fetch(`${server.origin}/scim/v2/${seeded.orgId}/Groups/${seeded.bigGroup}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${seeded.token}`, 'content-type': 'application/scim+json' },
+      body: JSON.stringify({
+        schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+        Operations: [
+          {
+            op: 'remove',
+            path: 'members',
+            value: seeded.spare.slice(i, i + REMOVE_AT_ONCE).map((u) => ({ value: u.id })),
+          },
+        ],
+      }),
+    });
+    if (!res.ok) throw new Error(`PATCH remove members: ${res.status} ${await res.text()}`);
+  }
+}
+
+/**
+ * Maps the big group to BENCH_ROLE (mapped) or takes the mapping away, and waits until the feed has
+ * every member's change: what the mapping leaves behind (numbering its changes, dead rows) is not
+ * left to the scenario after it. Returns the seconds until the PUT's answer and until the feed's.
+ */
+async function remap(context: RolesContext, mapped: boolean): Promise<{ put: number; feed: number }> {
+  // Statistics of user_roles as it now is: a recomputation planned on those of before a mapping
+  // wrote its 100,000 rows (autovacuum's analyze comes later) takes minutes to take them away.
+  await sql`analyze user_roles`.execute(context.db);
+  const after = await feedEnd(context);
+  const started = performance.now();
+  await putMapping(context, mapped);
+  const answered = performance.now();
+  const read = await readRoleChanges(context, after, context.seeded.users.length, mapped);
+  // Taking it away also changes the members the scenario added: numbered too, before what follows.
+  await feedEnd(context, read.cursor);
+  await sql`vacuum analyze users, user_roles, group_members, changes`.execute(context.db);
+  return { put: (answered - started) / 1000, feed: (read.at - started) / 1000 };
+}
+
+/**
+ * Around the mapped member add: the spare users earlier scenarios of the round added to the big group
+ * are removed, the group mapped; after it, the mapping taken away and its spare members removed again,
+ * so that the scenarios after it run as if it had not.
+ */
+export function mappedAdd(context: RolesContext) {
+  return {
+    before: async () => {
+      await removeSpareMembers(context);
+      const { put, feed } = await remap(context, true);
+      console.log(
+        `  mapped the ${context.seeded.users.length}-member group: PUT ${put.toFixed(1)} s, feed ${feed.toFixed(1)} s`,
+      );
+    },
+    after: async () => {
+      const { put, feed } = await remap(context, false);
+      console.log(`  unmapped it: PUT ${put.toFixed(1)} s, feed ${feed.toFixed(1)} s`);
+      await removeSpareMembers(context);
+    },
+  };
+}
+
+export interface MappingFigures {
+  members: number;
+  /** From the PUT to its answer: every member's role committed, in the read model. */
+  putSeconds: number;
+  /** From the PUT until a reader of the feed has every member's user.roles_changed. */
+  feedSeconds: number;
+  /** The members with the role in directory.user_roles when the PUT answered. */
+  inReadModel: number;
+  /** The other organization's lookup: its p99 in the seconds before the mapping, and during it. */
+  lookup: { beforeP99Ms: number; duringP99Ms: number; duringP50Ms: number; during: number; errors: number };
+  /** Taking the mapping away again, PUT and feed, in seconds. */
+  unmap: { putSeconds: number; feedSeconds: number };
+}
+
+const percentile = (sorted: readonly number[], q: number) =>
+  sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))]!;
+
+/**
+ * Maps the big group to BENCH_ROLE while `lookup` (another organization's, with its token) runs from
+ * CONNECTIONS connections: BEFORE_MS of it first, then the PUT, then until a reader of the feed has
+ * every member's change. Each lookup's latency is kept with the time it was answered.
+ */
+export async function measureMapping(
+  context: RolesContext,
+  lookup: { token: string; setup: Setup },
+): Promise<MappingFigures> {
+  const { server, seeded, db } = context;
+  const members = seeded.users.length;
+  await warmUp(server, lookup.token, lookup.setup);
+  const answers: { at: number; ms: number }[] = [];
+  let errors = 0;
+  let finished: () => void = () => {};
+  const done = new Promise<void>((resolve) => {
+    finished = resolve;
+  });
+  // With a callback, autocannon answers its instance, whose responses are heard one by one.
+  const load = autocannon(
+    {
+      url: server.origin,
+      connections: CONNECTIONS,
+      // Stopped once the feed has every change; a bound in case it never does.
+      duration: 600,
+      headers: { authorization: `Bearer ${lookup.token}` },
+      requests: [{ setupRequest: lookup.setup as never }],
+    },
+    () => finished(),
+  );
+  load.on('response', (_client, status, _bytes, ms) => {
+    answers.push({ at: performance.now(), ms });
+    if (status < 200 || status >= 300) errors++;
+  });
+  try {
+    await new Promise((resolve) => setTimeout(resolve, BEFORE_MS));
+    const after = await feedEnd(context);
+    const started = performance.now();
+    await putMapping(context, true);
+    const answered = performance.now();
+    const inReadModel = await membersWithRole(db, seeded);
+    const { at: read } = await readRoleChanges(context, after, members, true);
+    load.stop();
+    await done;
+    const latencies = (from: number, to: number) =>
+      answers
+        .filter((a) => a.at >= from && a.at <= to)
+        .map((a) => a.ms)
+        .sort((a, b) => a - b);
+    const before = latencies(started - BEFORE_MS, started);
+    const during = latencies(started, read);
+    const unmap = await remap(context, false);
+    return {
+      members,
+      putSeconds: round1((answered - started) / 1000),
+      feedSeconds: round1((read - started) / 1000),
+      inReadModel,
+      lookup: {
+        beforeP99Ms: round1(percentile(before, 0.99)),
+        duringP99Ms: round1(percentile(during, 0.99)),
+        duringP50Ms: round1(during.length > 0 ? median(during) : 0),
+        during: during.length,
+        errors,
+      },
+      unmap: { putSeconds: round1(unmap.put), feedSeconds: round1(unmap.feed) },
+    };
+  } finally {
+    load.stop();
+  }
+}
+
+const round1 = (n: number) => Math.round(n * 10) / 10;
