@@ -4,7 +4,7 @@ import { type Kysely, sql } from 'kysely';
 // them: a user's `roles`, `entitlements`, `active` or deprovisioning (users' triggers), its direct
 // memberships of mapped groups (group_members' statement triggers, with the rows a statement added or
 // removed), a mapped group's rename (groups' trigger), and a change of the catalogue or of the
-// mappings (the admin API calls scim_access_refresh_org). Each recomputation writes user_roles and
+// mappings (the admin API takes scim_access_refresh_targets and recomputes them in batches). Each recomputation writes user_roles and
 // user_entitlements and, for a user whose set of values changed, `user.roles_changed` or
 // `user.entitlements_changed` with the new set and what was added and removed.
 //
@@ -17,7 +17,7 @@ import { type Kysely, sql } from 'kysely';
 // A change of the catalogue or the mappings lists the users to recompute; a write that adds users or
 // changes memberships decides from the catalogue and the mappings whether to recompute. Each would
 // miss the other's uncommitted work, so they take turns on a lock per organization: the change holds
-// it (scim_access_refresh_org), those writes share it (scim_roles_share), before reading anything.
+// it (scim_access_refresh_targets), those writes share it (scim_roles_share), before reading anything.
 export async function up(db: Kysely<unknown>): Promise<void> {
   const directory = await directorySchema(db);
 
@@ -180,30 +180,31 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     end
     $$`.execute(db);
 
-  // After a change of the catalogue or of the mappings: every user of the organization that may hold
-  // or gain a value (p_groups null), or the members of the groups given by id or by displayName (the
-  // mappings' groups before and after: a user holds a role from a group only while a member of it).
+  // After a change of the catalogue or of the mappings, the users to recompute, once the change holds
+  // the organization's lock: every user of the organization that may hold or gain a value (p_groups
+  // null), or the members of the groups given by id or by displayName (the mappings' groups before
+  // and after: a user holds a role from a group only while a member of it). The caller recomputes them
+  // with scim_access_refresh, a statement per batch, so no statement outlasts the time limit.
   await sql`
-    create function scim_access_refresh_org(
-      p_org uuid, p_groups uuid[], p_group_names text[], p_roles boolean, p_entitlements boolean)
-    returns void
+    create function scim_access_refresh_targets(p_org uuid, p_groups uuid[], p_group_names text[])
+    returns uuid[]
     language plpgsql as $$
     declare
       ids uuid[];
     begin
       perform pg_advisory_xact_lock(hashtextextended('scimd.roles:' || p_org::text, 0));
       if p_groups is null then
-        select array_agg(u.id) into ids from users u
+        select array_agg(u.id order by u.id) into ids from users u
         where u.org_id = p_org and ((u.active and u.deprovisioned_at is null)
           or exists (select 1 from user_roles h where h.org_id = p_org and h.user_id = u.id)
           or exists (select 1 from user_entitlements h where h.org_id = p_org and h.user_id = u.id));
       else
-        select array_agg(m.user_id) into ids from group_members m
+        select array_agg(distinct m.user_id order by m.user_id) into ids from group_members m
         where m.org_id = p_org and (m.group_id = any(p_groups) or m.group_id in (
           select g.id from groups g
           where g.org_id = p_org and lower(g.display_name) = any(array(select lower(n) from unnest(p_group_names) n))));
       end if;
-      perform scim_access_refresh(p_org, ids, p_roles, p_entitlements);
+      return coalesce(ids, '{}');
     end
     $$`.execute(db);
 
@@ -379,7 +380,7 @@ export async function down(db: Kysely<unknown>): Promise<void> {
     'scim_group_added_access()',
     'scim_user_access_changed()',
     'scim_users_added_access()',
-    'scim_access_refresh_org(uuid, uuid[], text[], boolean, boolean)',
+    'scim_access_refresh_targets(uuid, uuid[], text[])',
     'scim_access_refresh(uuid, uuid[], boolean, boolean)',
     'scim_roles_share(uuid[])',
     'scim_user_entitlements_refresh(uuid, uuid[])',

@@ -475,8 +475,8 @@ AS $function$
     end
     $function$;
 
-CREATE OR REPLACE FUNCTION scim_access_refresh_org(p_org uuid, p_groups uuid[], p_group_names text[], p_roles boolean, p_entitlements boolean)
- RETURNS void
+CREATE OR REPLACE FUNCTION scim_access_refresh_targets(p_org uuid, p_groups uuid[], p_group_names text[])
+ RETURNS uuid[]
  LANGUAGE plpgsql
 AS $function$
     declare
@@ -484,17 +484,17 @@ AS $function$
     begin
       perform pg_advisory_xact_lock(hashtextextended('scimd.roles:' || p_org::text, 0));
       if p_groups is null then
-        select array_agg(u.id) into ids from users u
+        select array_agg(u.id order by u.id) into ids from users u
         where u.org_id = p_org and ((u.active and u.deprovisioned_at is null)
           or exists (select 1 from user_roles h where h.org_id = p_org and h.user_id = u.id)
           or exists (select 1 from user_entitlements h where h.org_id = p_org and h.user_id = u.id));
       else
-        select array_agg(m.user_id) into ids from group_members m
+        select array_agg(distinct m.user_id order by m.user_id) into ids from group_members m
         where m.org_id = p_org and (m.group_id = any(p_groups) or m.group_id in (
           select g.id from groups g
           where g.org_id = p_org and lower(g.display_name) = any(array(select lower(n) from unnest(p_group_names) n))));
       end if;
-      perform scim_access_refresh(p_org, ids, p_roles, p_entitlements);
+      return coalesce(ids, '{}');
     end
     $function$;
 

@@ -155,9 +155,12 @@ export async function existingGroups(
   return new Set(rows.map((r) => r.id));
 }
 
+/** Users recomputed in one statement: a statement stays well within the statement time limit. */
+const REFRESH_BATCH = 1000;
+
 /**
- * Recomputes the organization's users a change may affect, 1,000 at a time, each once: every user
- * (`groups` null), or the members of the groups given by id or by displayName.
+ * Recomputes the organization's users a change may affect, each once, a statement per batch of
+ * REFRESH_BATCH: every user (`groups` null), or the members of the groups given by id or by displayName.
  */
 export async function refreshOrg(
   db: Kysely<DB>,
@@ -165,8 +168,13 @@ export async function refreshOrg(
   groups: { readonly ids: readonly string[]; readonly names: readonly string[] } | null,
   kinds: { readonly roles: boolean; readonly entitlements: boolean },
 ): Promise<void> {
-  await sql`select scim_access_refresh_org(${orgId}::uuid, ${groups?.ids ?? null}::uuid[],
-    ${groups?.names ?? null}::text[], ${kinds.roles}, ${kinds.entitlements})`.execute(db);
+  const { rows } = await sql<{ ids: string[] }>`select scim_access_refresh_targets(${orgId}::uuid,
+    ${groups?.ids ?? null}::uuid[], ${groups?.names ?? null}::text[]) as ids`.execute(db);
+  const ids = rows[0]?.ids ?? [];
+  for (let at = 0; at < ids.length; at += REFRESH_BATCH) {
+    await sql`select scim_access_refresh(${orgId}::uuid, ${ids.slice(at, at + REFRESH_BATCH)}::uuid[],
+      ${kinds.roles}, ${kinds.entitlements})`.execute(db);
+  }
 }
 
 /** Recomputes every organization's users, after a change of the environment's catalogue. */
@@ -174,8 +182,8 @@ export async function refreshEveryOrg(
   db: Kysely<DB>,
   kinds: { readonly roles: boolean; readonly entitlements: boolean },
 ): Promise<void> {
-  await sql`select scim_access_refresh_org(o.id, null, null, ${kinds.roles}, ${kinds.entitlements})
-    from orgs o order by o.id`.execute(db);
+  const { rows } = await sql<{ id: string }>`select id from orgs order by id`.execute(db);
+  for (const { id } of rows) await refreshOrg(db, id, null, kinds);
 }
 
 /** `role_mappings.updated` in the feed, with the organization's mappings as they now are. */
