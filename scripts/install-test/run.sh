@@ -21,12 +21,13 @@ echo "npx scimd --version: $version"
 
 # npx scimd serve on the embedded database, until it answers /readyz.
 port=$((20000 + RANDOM % 20000))
-PORT=$port DATA_DIR="$work/serve-data" npx --no-install scimd serve >"$work/serve.log" 2>&1 &
+# The installed bin itself (not npx, whose child would outlive a kill of npx).
+PORT=$port DATA_DIR="$work/serve-data" ./node_modules/.bin/scimd serve >"$work/serve.log" 2>&1 &
 serve_pid=$!
 ready() { node -e "fetch('http://127.0.0.1:$port/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"; }
 for _ in $(seq 1 60); do ready && break; sleep 1; done
 ready || { cat "$work/serve.log" >&2; exit 1; }
-echo "npx scimd serve: ready on port $port"
+echo "scimd serve (the installed bin): ready on port $port"
 kill "$serve_pid" && wait "$serve_pid" || true
 
 cp "$repo/scripts/install-test/check.mjs" .
