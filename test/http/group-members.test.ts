@@ -27,10 +27,15 @@ let harness: Harness;
 /** Group sync on: the tenant most tests use. */
 let t: Tenant;
 const { groupTenant } = groupCalls(() => harness);
-useHarness(async (h) => {
-  harness = h;
-  t = await groupTenant();
-});
+// Room in the pool beside the connections the lock tests hold open, for the feed's and sync
+// activity's background statements, so a test never waits for a connection rather than for its lock.
+useHarness(
+  async (h) => {
+    harness = h;
+    t = await groupTenant();
+  },
+  { database: { poolSize: 10 } },
+);
 
 describe('members must be users of this organization', () => {
   let otherOrgUser: string;
