@@ -1,18 +1,15 @@
 // A scimd listening on a loopback port over a fresh test database, with one organization (group sync
 // on) and a token: what an IdP's conformance suite talks to. Requests go through fetch, so headers,
 // query strings and bodies arrive exactly as written.
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Koa from 'koa';
 import { pino } from 'pino';
 import { afterAll, beforeAll } from 'vitest';
 import { createApp } from '../../src/app.js';
 import type { Database } from '../../src/db/database.js';
-import { createScimd } from '../../src/server.js';
-import { createScratchDatabase, createTestDatabase, onPostgres } from '../helpers/database.js';
+import { createTestDatabase } from '../helpers/database.js';
+import { createTestScimd } from '../helpers/mounted-scimd.js';
 
 export const LIVE_ADMIN_TOKEN = 'conformance-admin-token-0123456789abcdefghij';
 
@@ -110,15 +107,8 @@ async function startApp(): Promise<Started & { database: Database }> {
 
 /** createScimd at /identity inside a Koa app or a bare node:http server, each with a route of its own. */
 async function startMounted(mount: 'koa' | 'node:http'): Promise<Started> {
-  const scratch = onPostgres ? await createScratchDatabase() : undefined;
-  const dataDir = scratch ? undefined : await mkdtemp(join(tmpdir(), 'scimd-mounted-'));
   const { server, origin, use } = await listen();
-  const scimd = await createScimd({
-    publicUrl: `${origin}/identity`,
-    adminToken: LIVE_ADMIN_TOKEN,
-    logLevel: 'silent',
-    ...(scratch ? { database: scratch.url } : { dataDir: dataDir! }),
-  });
+  const { scimd, close } = await createTestScimd(`${origin}/identity`, LIVE_ADMIN_TOKEN);
   if (mount === 'koa') {
     const host = new Koa();
     host.use(scimd.koa);
@@ -133,15 +123,7 @@ async function startMounted(mount: 'koa' | 'node:http'): Promise<Started> {
       res.end(JSON.stringify({ app: 'host' }));
     });
   }
-  return {
-    server,
-    root: `${origin}/identity`,
-    close: async () => {
-      await scimd.close();
-      await scratch?.drop();
-      if (dataDir) await rm(dataDir, { recursive: true, force: true });
-    },
-  };
+  return { server, root: `${origin}/identity`, close };
 }
 
 /** Starts the server before the file's tests and stops it after; the returned object fills in then. */

@@ -1,15 +1,12 @@
 // createScimd mounted at /identity inside a Koa app: scimd answers only under its path, the app keeps
 // the rest, and what scimd sends a browser (redirects, cookie paths, the console's links) names the path.
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Koa from 'koa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pathWithinBase } from '../../src/http/base-path.js';
-import { createScimd, type Scimd } from '../../src/server.js';
-import { createScratchDatabase, onPostgres, type ScratchDatabase } from '../helpers/database.js';
+import type { Scimd } from '../../src/server.js';
+import { createTestScimd } from '../helpers/mounted-scimd.js';
 
 const ADMIN_TOKEN = 'mounted-admin-token-0123456789abcdefghijklmn';
 
@@ -35,24 +32,16 @@ describe('createScimd mounted at /identity in Koa', () => {
   let server: Server;
   let scimd: Scimd;
   let origin: string;
-  let scratch: ScratchDatabase | undefined;
-  let dataDir: string | undefined;
+  let close: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
-    scratch = onPostgres ? await createScratchDatabase() : undefined;
-    dataDir = scratch ? undefined : await mkdtemp(join(tmpdir(), 'scimd-mounted-'));
     const host = new Koa();
     // The app's middleware is composed once scimd is in it.
     let answer: ReturnType<Koa['callback']> | undefined;
     server = createServer((req, res) => answer?.(req, res)).listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    scimd = await createScimd({
-      publicUrl: `${origin}/identity`,
-      adminToken: ADMIN_TOKEN,
-      logLevel: 'silent',
-      ...(scratch ? { database: scratch.url } : { dataDir: dataDir! }),
-    });
+    ({ scimd, close } = await createTestScimd(`${origin}/identity`, ADMIN_TOKEN));
     host.use(scimd.koa);
     host.use((ctx) => {
       ctx.body = { app: 'host', path: ctx.path };
@@ -63,9 +52,7 @@ describe('createScimd mounted at /identity in Koa', () => {
   afterAll(async () => {
     server?.closeAllConnections();
     await new Promise((r) => server?.close(r));
-    await scimd?.close();
-    await scratch?.drop();
-    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+    await close?.();
   });
 
   it("answers under its path and leaves the app's own paths to the app", async () => {
