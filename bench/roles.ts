@@ -11,14 +11,6 @@ import { BENCH_ROLE, type Seeded } from './seed.js';
 
 export const mappingName = (members: number) => `Mapping a ${members}-member group to a role`;
 
-/**
- * The statement timeout of the processes that map (scimd's default is 15 s): a mapping recomputes its
- * group's members in one statement, which may take longer on a busy machine. The figures say whether
- * the PUT took longer than the default, in which case it would fail with the default.
- */
-export const MAPPING_ENV = { DATABASE_STATEMENT_TIMEOUT_MS: '120000' } as const;
-export const DEFAULT_STATEMENT_TIMEOUT_S = 15;
-
 /** Users whose memberships one PATCH removes. */
 const REMOVE_AT_ONCE = 1_000;
 /** Seconds of lookup load before the mapping, to compare its p99 with the one during the mapping. */
@@ -129,9 +121,6 @@ async function removeSpareMembers({ server, seeded }: RolesContext): Promise<voi
  * left to the scenario after it. Returns the seconds until the PUT's answer and until the feed's.
  */
 async function remap(context: RolesContext, mapped: boolean): Promise<{ put: number; feed: number }> {
-  // Statistics of user_roles as it now is: a recomputation planned on those of before a mapping
-  // wrote its 100,000 rows (autovacuum's analyze comes later) takes minutes to take them away.
-  await sql`analyze user_roles`.execute(context.db);
   const after = await feedEnd(context);
   const started = performance.now();
   await putMapping(context, mapped);

@@ -44,15 +44,7 @@ import {
   stop,
   warmUp,
 } from './measure.js';
-import {
-  BEFORE_S,
-  DEFAULT_STATEMENT_TIMEOUT_S,
-  MAPPING_ENV,
-  type MappingFigures,
-  mappedAdd,
-  mappingName,
-  measureMapping,
-} from './roles.js';
+import { BEFORE_S, type MappingFigures, mappedAdd, mappingName, measureMapping } from './roles.js';
 import {
   addMemberName,
   CREATE,
@@ -203,7 +195,7 @@ async function runRounds(seeded: Seeded, env: Record<string, string>, place: Pla
     const rows: Row[] = await runLookups(seeded, env, place, round);
     const scenarios = new Map(roundScenarios(seeded, USERS).map((s) => [s.name, s]));
     const turn = round % ROUND_WRITES.length;
-    // The mapped add on Postgres only: the bench analyzes user_roles around each mapping (bench/roles.ts),
+    // The mapped add on Postgres only: the bench vacuums around each mapping (bench/roles.ts),
     // which it cannot while PGlite serves scimd alone.
     const writes = [...ROUND_WRITES.slice(turn), ...ROUND_WRITES.slice(0, turn)].filter(
       (name) => wanted(name) && (pgUrl !== undefined || name !== MAPPED_ADD),
@@ -211,8 +203,8 @@ async function runRounds(seeded: Seeded, env: Record<string, string>, place: Pla
     const run = async (names: string[], suffix = '') => {
       if (names.length === 0) return;
       const mapping = names.includes(MAPPED_ADD);
-      const server = await start([SCIMD], mapping ? { ...env, ...MAPPING_ENV } : env);
-      // The bench's own connection (Postgres), to analyze and vacuum around a mapping.
+      const server = await start([SCIMD], env);
+      // The bench's own connection (Postgres), to vacuum around a mapping.
       const database = mapping ? await openDatabase({ ...place, statementTimeoutMs: 0 }) : undefined;
       try {
         for (const name of names) {
@@ -431,7 +423,7 @@ async function runMapping(
   place: Place,
 ): Promise<MappingFigures | undefined> {
   if (!pgUrl || !wanted(MAPPING)) return undefined;
-  const server = await start([SCIMD], { ...env, ...MAPPING_ENV });
+  const server = await start([SCIMD], env);
   const database = await openDatabase({ ...place, statementTimeoutMs: 0 });
   try {
     const figures = await measureMapping(
@@ -447,11 +439,7 @@ async function runMapping(
 }
 
 function mappingLine(m: MappingFigures): string {
-  const slow =
-    m.putSeconds > DEFAULT_STATEMENT_TIMEOUT_S
-      ? ` (over the default ${DEFAULT_STATEMENT_TIMEOUT_S} s statement timeout: it would fail with it)`
-      : '';
-  return `PUT answered in ${m.putSeconds} s${slow} with ${m.inReadModel} of ${m.members} members' role in directory.user_roles; every member's user.roles_changed read from the feed at ${m.feedSeconds} s; unmapping ${m.unmap.putSeconds} s, feed ${m.unmap.feedSeconds} s`;
+  return `PUT answered in ${m.putSeconds} s with ${m.inReadModel} of ${m.members} members' role in directory.user_roles; every member's user.roles_changed read from the feed at ${m.feedSeconds} s; unmapping ${m.unmap.putSeconds} s, feed ${m.unmap.feedSeconds} s`;
 }
 
 interface FeedFigures {
