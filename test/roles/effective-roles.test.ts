@@ -212,6 +212,79 @@ describe('effective roles', () => {
       { roles: [], added: [], removed: ['admin', 'editor'] },
     ]);
   });
+
+  it('after member adds, are what a whole recomputation gives', async () => {
+    const ops = await createGroup(t, { displayName: unique('Ops') });
+    const supportName = unique('Support');
+    await putMappings({
+      mappings: [
+        { group: { id: ops.id }, role: 'editor' },
+        { group: { id: ops.id }, role: 'viewer' },
+        { group: { displayName: supportName }, role: 'admin' },
+      ],
+      defaultRole: 'viewer',
+    });
+    const [plain, own, inactive, admin] = [
+      await newUser(),
+      await newUser({ roles: [{ value: 'editor' }] }),
+      await newUser({ active: false }),
+      await newUser({ roles: [{ value: 'admin' }] }),
+    ];
+    const users = [plain, own, inactive, admin];
+    const after = await cursor();
+    await patchGroup(
+      ops.id,
+      patchOp({ op: 'add', path: 'members', value: users.map((value) => ({ value })) }),
+    );
+    const support = await createGroup(t, {
+      displayName: supportName,
+      members: [{ value: plain }, { value: admin }],
+    });
+    const held = await Promise.all(users.map(rolesOf));
+    expect(held).toEqual([
+      [
+        { value: 'admin', sources: [`group:${support.id}`] },
+        { value: 'editor', sources: [`group:${ops.id}`] },
+        { value: 'viewer', sources: [`group:${ops.id}`] },
+      ],
+      [
+        { value: 'editor', sources: [`group:${ops.id}`, 'idp'] },
+        { value: 'viewer', sources: [`group:${ops.id}`] },
+      ],
+      [],
+      [
+        { value: 'admin', sources: [`group:${support.id}`, 'idp'] },
+        { value: 'editor', sources: [`group:${ops.id}`] },
+        { value: 'viewer', sources: [`group:${ops.id}`] },
+      ],
+    ]);
+    expect((await roleChanges(after)).map((c) => [c.resourceId, c.data])).toEqual([
+      ...[
+        [plain, { added: ['editor'], removed: [] }],
+        [own, { added: ['viewer'], removed: [] }],
+        [admin, { added: ['editor', 'viewer'], removed: [] }],
+      ]
+        .sort(([a], [b]) => String(a).localeCompare(String(b)))
+        .map(([id, change]) => [id, expect.objectContaining(change)]),
+      [plain, expect.objectContaining({ added: ['admin'], removed: [] })],
+    ]);
+
+    // A description changes nothing a user holds, but recomputes every user of the organization.
+    const recomputed = await cursor();
+    await harness
+      .admin('put', `/orgs/${t.orgId}/roles`)
+      .send({
+        roles: [
+          { value: 'viewer', priority: 1, description: 'Reads' },
+          { value: 'editor', priority: 5 },
+          { value: 'admin', priority: 10 },
+        ],
+      })
+      .expect(200);
+    expect(await Promise.all(users.map(rolesOf))).toEqual(held);
+    expect(await roleChanges(recomputed)).toEqual([]);
+    await putMappings({ mappings: [] });
+  });
 });
 
 describe('effective entitlements', () => {
