@@ -6,6 +6,7 @@ import { createApp } from './app.js';
 import { ChangeFeed } from './changes/change-feed.js';
 import { type Config, databaseOptions } from './config.js';
 import { loadBrand } from './console/brand.js';
+import { autovacuumOff, autovacuumWarning } from './db/autovacuum.js';
 import { openDatabase } from './db/database.js';
 import { failureFields } from './db/failures.js';
 import { SyncActivity } from './health/sync-activity.js';
@@ -39,6 +40,9 @@ export async function start(config: Config, logger: Logger): Promise<Started> {
   });
   const applied = await database.migrate();
   if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
+  // PGlite serves one process and has no autovacuum to turn on.
+  const vacuumWarning = onPostgres ? autovacuumWarning(await autovacuumOff(database.db)) : undefined;
+  if (vacuumWarning) logger.warn(vacuumWarning);
   const consoleUrl = `${config.publicUrl}/console`;
   if (admin.generatedAt)
     logger.info(
