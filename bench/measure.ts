@@ -105,7 +105,7 @@ export function machineCpuSeconds(): number {
   return (user! + nice! + system! + irq! + softirq!) / 100;
 }
 
-function rssMb(pid: number): number {
+export function rssMb(pid: number): number {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
@@ -270,7 +270,7 @@ function report(name: string, s: Sample, users: number | undefined): Row {
     users,
   };
   console.log(
-    `${name.padEnd(52)} ${String(row.requestsPerSecond).padStart(7)} req/s${users === undefined ? '' : ` on ${users} users`}  p50 ${row.p50} ms  p99 ${row.p99} ms  errors ${row.errors}  rss ${row.peakRssMb} MB  cpu ${row.cpuMsPerRequest} ms/req${row.dbCpuMsPerRequest === undefined ? '' : `  postgres ${row.dbCpuMsPerRequest} ms/req`}  machine ${row.machineMsPerRequest} ms/req`,
+    `${name.padEnd(52)} cpu ${row.cpuMsPerRequest} ms/req${row.dbCpuMsPerRequest === undefined ? '' : `  postgres ${row.dbCpuMsPerRequest} ms/req`}  machine ${row.machineMsPerRequest} ms/req  ${row.requestsPerSecond} req/s${users === undefined ? '' : ` on ${users} users`}  p50 ${row.p50} ms  p99 ${row.p99} ms  errors ${row.errors}  rss ${row.peakRssMb} MB`,
   );
   return row;
 }
