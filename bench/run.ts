@@ -77,6 +77,7 @@ const ADMIN_TOKEN = `bench-${randomBytes(16).toString('hex')}`;
 const pgUrl = process.env.BENCH_DATABASE_URL;
 const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY, 'i') : undefined;
 const wanted = (name: string) => !ONLY || ONLY.test(name);
+const BENCH_STARTED = performance.now();
 
 const SCIMD = 'dist/src/index.js';
 const BASELINES = [
@@ -169,10 +170,15 @@ async function main(): Promise<void> {
       BENCH_ORG_ID: seeded.orgId,
     };
     const rounds = await runRounds(seeded, env, place);
+    progress('pages, the import, group reads and lookups');
     const { rows, walk } = await runReads(seeded, env);
+    progress('mapping a group to a role');
     const mapping = await runMapping(seeded, env, place);
+    progress('the change feed');
     const feed = await runFeed(seeded, env, place);
+    progress('webhooks');
     const webhooks = await runWebhooks(seeded, env);
+    progress('the index of extension values');
     const extensionIndex = await runExtensionIndex(seeded, env, place);
     printAndSave(rounds, rows, walk, mapping, feed, webhooks, extensionIndex, performance.now() - started);
   } finally {
@@ -186,12 +192,26 @@ async function main(): Promise<void> {
  * side by side (runLookups), then its writes in one process, so that a slow stretch of a shared
  * machine weighs on one round, not on one side of a ratio. Each round starts from the seeded data.
  */
+/** A line of progress: the time since the bench started, what starts, and what remains of the rounds. */
+function progress(what: string, roundsLeft?: { done: number; msPerRound: number }): void {
+  const clock = (ms: number) =>
+    `${Math.floor(ms / 60_000)}:${String(Math.floor(ms / 1000) % 60).padStart(2, '0')}`;
+  const left = roundsLeft
+    ? `; the rounds' end in about ${clock(roundsLeft.msPerRound * (ROUNDS - roundsLeft.done))}`
+    : '';
+  console.log(`[${clock(performance.now() - BENCH_STARTED)}] ${what}${left}`);
+}
+
 async function runRounds(seeded: Seeded, env: Record<string, string>, place: Place): Promise<Row[][]> {
   const rounds: Row[][] = [];
+  const roundsStarted = performance.now();
   const seededBase = `/scim/v2/${seeded.orgId}`;
   const writesBase = `/scim/v2/${seeded.scratch.orgId}`;
   for (let round = 0; round < ROUNDS; round++) {
-    console.log(`round ${round + 1} of ${ROUNDS}: baselines and scimd's lookups, then its writes`);
+    progress(
+      `round ${round + 1} of ${ROUNDS}: baselines and scimd's lookups, then its writes`,
+      round === 0 ? undefined : { done: round, msPerRound: (performance.now() - roundsStarted) / round },
+    );
     const rows: Row[] = await runLookups(seeded, env, place, round);
     const scenarios = new Map(roundScenarios(seeded, USERS).map((s) => [s.name, s]));
     const turn = round % ROUND_WRITES.length;
