@@ -49,9 +49,9 @@ class Minute {
   seconds = 60;
   errors = 0;
   add(operation: Operation, ms: number) {
-    let list = this.ms.get(operation);
-    if (!list) this.ms.set(operation, (list = []));
-    list.push(ms);
+    const list = this.ms.get(operation);
+    if (list) list.push(ms);
+    else this.ms.set(operation, [ms]);
   }
 }
 

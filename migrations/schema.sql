@@ -461,6 +461,10 @@ AS $function$
         return;
       end if;
       select coalesce(array_agg(distinct x order by x), '{}') into ids from unnest(p_users) x;
+      -- Several users: each batch planned for user_roles as it then is (until the transaction ends).
+      if cardinality(ids) > 1 then
+        perform set_config('plan_cache_mode', 'force_custom_plan', true);
+      end if;
       while i <= cardinality(ids) loop
         batch := ids[i : i + 999];
         perform 1 from users u where u.org_id = p_org and u.id = any(batch) order by u.id for no key update;
@@ -496,6 +500,27 @@ AS $function$
       end if;
       return coalesce(ids, '{}');
     end
+    $function$;
+
+CREATE OR REPLACE FUNCTION scim_access_revoke(p_org uuid, p_user uuid)
+ RETURNS void
+ LANGUAGE sql
+AS $function$
+      with gone as (
+        delete from user_roles h where h.org_id = p_org and h.user_id = p_user returning h.role
+      )
+      insert into changes (org_id, type, resource_type, resource_id, data)
+      select p_org, 'user.roles_changed', 'User', p_user,
+        jsonb_build_object('roles', '[]'::jsonb, 'added', '[]'::jsonb, 'removed', jsonb_agg(g.role order by g.role))
+      from gone g having count(*) > 0;
+      with gone as (
+        delete from user_entitlements h where h.org_id = p_org and h.user_id = p_user returning h.entitlement
+      )
+      insert into changes (org_id, type, resource_type, resource_id, data)
+      select p_org, 'user.entitlements_changed', 'User', p_user,
+        jsonb_build_object('entitlements', '[]'::jsonb, 'added', '[]'::jsonb,
+          'removed', jsonb_agg(g.entitlement order by g.entitlement))
+      from gone g having count(*) > 0;
     $function$;
 
 CREATE OR REPLACE FUNCTION scim_extension_values(data jsonb)
@@ -820,6 +845,10 @@ CREATE OR REPLACE FUNCTION scim_user_access_changed()
  LANGUAGE plpgsql
 AS $function$
     begin
+      if not new.active or new.deprovisioned_at is not null then
+        perform scim_access_revoke(new.org_id, new.id);
+        return null;
+      end if;
       perform scim_access_refresh(new.org_id, array[new.id],
         old.data -> 'roles' is distinct from new.data -> 'roles' or old.active <> new.active
           or (old.deprovisioned_at is null) <> (new.deprovisioned_at is null),
@@ -872,7 +901,6 @@ AS $function$
 CREATE OR REPLACE FUNCTION scim_user_entitlements_refresh(p_org uuid, p_users uuid[])
  RETURNS void
  LANGUAGE plpgsql
- SET plan_cache_mode TO 'force_custom_plan'
 AS $function$
     begin
       with desired as materialized (
@@ -998,7 +1026,6 @@ AS $function$
 CREATE OR REPLACE FUNCTION scim_user_roles_refresh(p_org uuid, p_users uuid[])
  RETURNS void
  LANGUAGE plpgsql
- SET plan_cache_mode TO 'force_custom_plan'
 AS $function$
     declare
       fallback text;
