@@ -19,9 +19,7 @@ import * as deprovisionedUsersLeaveGroups from './2026-12-04T00-00_deprovisioned
 import * as failureReasons from './2026-12-05T00-00_failure-reasons.js';
 import * as roles from './2026-12-06T00-00_roles.js';
 import * as effectiveRoles from './2026-12-06T01-00_effective-roles.js';
-import * as accessCustomPlans from './2026-12-07T00-00_access-custom-plans.js';
-import * as memberAddGrants from './2026-12-07T01-00_member-add-grants.js';
-import * as accessPlansByCaller from './2026-12-07T02-00_access-plans-by-caller.js';
+import * as accessByChange from './2026-12-07T00-00_access-by-change.js';
 
 // Every migration, by name; Kysely runs them in name order. Add new files here, then run `npm run schema`:
 // schema.sql beside them shows what the migrations build (the latest text of every table and function).
@@ -46,7 +44,5 @@ export const migrations: Record<string, Migration> = {
   '2026-12-05T00-00_failure-reasons': failureReasons,
   '2026-12-06T00-00_roles': roles,
   '2026-12-06T01-00_effective-roles': effectiveRoles,
-  '2026-12-07T00-00_access-custom-plans': accessCustomPlans,
-  '2026-12-07T01-00_member-add-grants': memberAddGrants,
-  '2026-12-07T02-00_access-plans-by-caller': accessPlansByCaller,
+  '2026-12-07T00-00_access-by-change': accessByChange,
 };
