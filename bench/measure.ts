@@ -1,9 +1,11 @@
 // How the bench measures: servers as child processes, load from autocannon, and what each load cost
 // the server and Postgres (CPU from /proc), with the server's peak memory.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import autocannon from 'autocannon';
+import pg from 'pg';
 
 export const DURATION = Number(process.env.BENCH_DURATION ?? 8);
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -312,4 +314,25 @@ export async function loadInTurns(contenders: readonly Contender[], turns: numbe
       samples.get(c)!.push(await sample(c.server, c.token, c.setup, { seconds: DURATION / turns }));
   }
   return contenders.map((c) => report(c.name, merged(samples.get(c)!), users.get(c)));
+}
+
+/** A database of its own on the Postgres server of `serverUrl` (`<prefix>_<random>`), and its removal. */
+export async function scratchDatabase(
+  serverUrl: string,
+  prefix: string,
+): Promise<{ readonly url: string; readonly drop: () => Promise<void> }> {
+  const name = `${prefix}_${randomBytes(4).toString('hex')}`;
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: serverUrl });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`create database ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin(`drop database if exists ${name} with (force)`) };
 }

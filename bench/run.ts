@@ -16,7 +16,6 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import pg from 'pg';
 import { openDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { SyncActivity } from '../src/health/sync-activity.js';
@@ -40,6 +39,7 @@ import {
   median,
   type Row,
   type Setup,
+  scratchDatabase,
   start,
   stop,
   warmUp,
@@ -136,20 +136,9 @@ async function main(): Promise<void> {
   const place: Place = {};
   let dropDatabase = async () => {};
   if (pgUrl) {
-    const name = `scimd_bench_${randomBytes(4).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: pgUrl });
-    await admin.connect();
-    await admin.query(`create database ${name}`);
-    await admin.end();
-    const url = new URL(pgUrl);
-    url.pathname = `/${name}`;
-    place.databaseUrl = url.toString();
-    dropDatabase = async () => {
-      const c = new pg.Client({ connectionString: pgUrl });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
-    };
+    const database = await scratchDatabase(pgUrl, 'scimd_bench');
+    place.databaseUrl = database.url;
+    dropDatabase = database.drop;
   } else {
     place.pgliteDir = mkdtempSync(join(tmpdir(), 'scimd-bench-'));
   }

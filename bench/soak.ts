@@ -10,8 +10,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
-import { median, rssMb, type Server, start, stop } from './measure.js';
+import { median, rssMb, type Server, scratchDatabase, start, stop } from './measure.js';
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 10);
 const CONNECTIONS = Number(process.env.SOAK_CONNECTIONS ?? 8);
@@ -102,20 +101,9 @@ async function main(): Promise<void> {
   let env: Record<string, string>;
   let dataDir: string | undefined;
   if (pgUrl) {
-    const name = `scimd_soak_${randomBytes(4).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: pgUrl });
-    await admin.connect();
-    await admin.query(`create database ${name}`);
-    await admin.end();
-    const url = new URL(pgUrl);
-    url.pathname = `/${name}`;
-    env = { DATABASE_URL: url.toString() };
-    dropDatabase = async () => {
-      const c = new pg.Client({ connectionString: pgUrl });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
-    };
+    const database = await scratchDatabase(pgUrl, 'scimd_soak');
+    env = { DATABASE_URL: database.url };
+    dropDatabase = database.drop;
   } else {
     dataDir = mkdtempSync(join(tmpdir(), 'scimd-soak-'));
     env = { DATA_DIR: dataDir, DATABASE_URL: '' };

@@ -23,6 +23,7 @@ import {
   type Row,
   type Server,
   type Setup,
+  scratchDatabase,
   start,
   stop,
   warmUp,
@@ -578,19 +579,19 @@ async function main(): Promise<void> {
   const postgresVersion = (
     await admin.query<{ server_version: string }>('show server_version')
   ).rows[0]!.server_version.split(' ')[0];
-  const databases: string[] = [];
+  const databases: Awaited<ReturnType<typeof scratchDatabase>>[] = [];
   const contestants: Contestant[] = [];
   try {
     for (const peer of PEERS) {
       if (!PHASES.some((p) => wanted(p.name, peer.name))) continue;
       let databaseUrl = '';
       if (peer.postgres) {
-        const name = `peers_${peer.name.toLowerCase().replace(/\W/g, '_')}_${randomBytes(4).toString('hex')}`;
-        await admin.query(`create database ${name}`);
-        databases.push(name);
-        const url = new URL(PG_URL);
-        url.pathname = `/${name}`;
-        databaseUrl = url.toString();
+        const database = await scratchDatabase(
+          PG_URL,
+          `peers_${peer.name.toLowerCase().replace(/\W/g, '_')}`,
+        );
+        databases.push(database);
+        databaseUrl = database.url;
       }
       const started = await peer.start(databaseUrl);
       console.log(`${peer.name}: serving at ${started.server.origin}${started.base}`);
@@ -618,7 +619,7 @@ async function main(): Promise<void> {
     printAndSave(contestants, rows, machine, performance.now() - startedAt);
   } finally {
     await Promise.all(contestants.map((c) => stop(c.server)));
-    for (const name of databases) await admin.query(`drop database if exists ${name} with (force)`);
+    for (const database of databases) await database.drop();
     await admin.end();
   }
 }
