@@ -546,7 +546,9 @@ describe('console: asking before revoking', () => {
     const org = await harness.createOrg({ name: 'Vandelay' });
     const link = await newSetupLink(org.id);
     const asked = await op.post(`/console/orgs/${org.id}/setup-links/${link.id}/revoke`).expect(200);
-    expect(asked.text).toMatch(/<h1>Revoke the setup link scimdsetup_[\w-]+… \(for IT\)\?<\/h1>/);
+    expect(asked.text).toMatch(
+      /<h1>Revoke the setup link <code>scimdsetup_[\w-]+…<\/code> \(for IT\)\?<\/h1>/,
+    );
     expect(asked.text).toContain('It has not been opened yet.');
     const listed = async () =>
       (await harness.admin('get', `/orgs/${org.id}/setup-links`).expect(200)).body.setupLinks[0];

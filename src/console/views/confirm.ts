@@ -21,6 +21,8 @@ export function recentlyUsed(token: Pick<TokenView, 'lastUsedAt'>, now: Date): b
 /** What is asked, and what it means; the button that answers yes. */
 export interface Question {
   readonly question: string;
+  /** The value the question names (a link's first characters), shown as code on the page. */
+  readonly value?: string;
   readonly detail: string;
   readonly button: string;
 }
@@ -42,6 +44,7 @@ export function revokeLinkQuestion(link: SetupLinkView, now: Date): Question {
     : 'It has not been opened yet.';
   return {
     question: `Revoke the setup link ${link.prefix}…${link.note ? ` (${link.note})` : ''}?`,
+    value: `${link.prefix}…`,
     detail: `${opened} It stops opening at once, and pages opened from it stop working. Tokens created through it keep working.`,
     button: 'Revoke setup link',
   };
@@ -67,12 +70,19 @@ interface ConfirmPageData {
   readonly back: string;
 }
 
+/** The question, its value as code: a random value may be wider than a phone's heading line. */
+function heading({ question, value }: Question): Html | string {
+  const at = value ? question.indexOf(value) : -1;
+  if (!value || at < 0) return question;
+  return html`${question.slice(0, at)}<code>${value}</code>${question.slice(at + value.length)}`;
+}
+
 function confirmPage(data: ConfirmPageData): string {
   const { question } = data;
   return page({
     title: question.question,
     nav: data.nav,
-    body: html`<h1>${question.question}</h1>
+    body: html`<h1>${heading(question)}</h1>
 <p class="lead">${data.org.name}</p>
 <dl class="facts">${data.facts.map(([term, value]) => html`<dt>${term}</dt><dd>${value}</dd>`)}</dl>
 <p>${question.detail}</p>
