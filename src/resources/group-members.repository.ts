@@ -32,13 +32,20 @@ export function memberValues(members: readonly NewMember[]): { user_id: string; 
 }
 
 /**
+ * A `from` item that takes the organization's (`org`) turn on roles: the shared lock its access
+ * triggers take (scim_roles_share), before the statement locks any user. A mapping change holds that
+ * lock while it locks users, so it never waits for a statement that waits for it.
+ */
+export const rolesTurn = () => sql`scim_roles_share(array[${param('org')}::uuid])`.as('roles_turn');
+
+/**
  * `from` the members in the list that are users of the organization (`org`) not deprovisioned, rows
  * `m` joined to `users`. The users are locked for share, which an update of them waits for: a
  * deprovisioning of one of them waits for the write (and then takes the new member row away), or the
- * write for it (and then finds the user gone).
+ * write for it (and then finds the user gone). The roles turn comes first (rolesTurn).
  */
 function memberUsers(list: Expression<unknown>) {
-  return sql`from ${sentMembers(list)} join users on users.org_id = ${param('org')}
+  return sql`from ${rolesTurn()} cross join ${sentMembers(list)} join users on users.org_id = ${param('org')}
     and users.id = m.user_id and users.deprovisioned_at is null for share of users`;
 }
 

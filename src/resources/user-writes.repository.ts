@@ -1,7 +1,7 @@
 // The batched writes of users (db/write-batches.ts): creates, updates (a PUT, a PATCH's merge) and
 // removals, each with its count and audit entry in its statement. Concurrent writes of an
 // organization share a statement; one instance per process (resource-writes.ts).
-import { type Kysely, type SqlBool, sql, type UpdateObject } from 'kysely';
+import { type Kysely, type QueryCreator, type SqlBool, sql, type UpdateObject } from 'kysely';
 import type { AuditEntry } from '../audit/audit.js';
 import { AUDIT_BATCH_COLUMNS, auditBatchWritten, auditValues } from '../audit/audit.repository.js';
 import { rethrowDuplicateKey } from '../db/constraints.js';
@@ -9,6 +9,7 @@ import { isUuid } from '../db/ids.js';
 import { param, type Statement, statement } from '../db/statement.js';
 import type { DB, DeprovisioningMode } from '../db/tables.js';
 import { batchRows, WriteBatches } from '../db/write-batches.js';
+import { rolesTurn } from './group-members.repository.js';
 import { countRows } from './counts.repository.js';
 import type { StoredUser } from './users.js';
 import { groupsOfUser, rowToUser } from './users.repository.js';
@@ -208,6 +209,12 @@ const removalRows = () =>
   );
 
 /**
+ * The batch of a removal, after the organization's roles turn: a removal locks its users, and the
+ * memberships that go with them recompute access (rolesTurn).
+ */
+const removalBatch = (w: QueryCreator<DB>) => w.selectFrom([rolesTurn(), removalRows()]).selectAll('batch');
+
+/**
  * A deprovisioning update (`set`) of a batch of users in one statement with what goes with it: the
  * organization's count of users goes down and the audit entries are written. Each user leaves every
  * group by a trigger (migrations/…_deprovisioned-users-leave-groups.ts); a write adding one of them
@@ -216,7 +223,7 @@ const removalRows = () =>
 const deprovisioning = (set: UpdateObject<DB, 'users'>) =>
   statement((db) =>
     db
-      .with('batch', (w) => w.selectFrom(removalRows()).selectAll())
+      .with('batch', removalBatch)
       .with('written', (w) =>
         w
           .updateTable('users')
@@ -236,7 +243,7 @@ const deprovisioning = (set: UpdateObject<DB, 'users'>) =>
 /** Deletes a batch of users (their memberships go with the rows) with the count and the audit entries. */
 const deleteUsersStatement = statement((db) =>
   db
-    .with('batch', (w) => w.selectFrom(removalRows()).selectAll())
+    .with('batch', removalBatch)
     .with('written', (w) =>
       w
         .deleteFrom('users')

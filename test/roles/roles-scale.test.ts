@@ -110,6 +110,23 @@ async function apart(work: (query: (text: string, values: unknown[]) => Promise<
   }
 }
 
+/** Resolves once `count` sessions wait for the organization's roles lock (pg_locks; no event tells it). */
+async function waitForRolesLockWaiters(
+  query: (text: string, values: unknown[]) => Promise<unknown>,
+  count: number,
+) {
+  for (;;) {
+    const res = (await query(
+      `with k as (select hashtextextended('scimd.roles:' || $1::text, 0) as key)
+      select count(*)::integer as n from pg_locks, k where locktype = 'advisory' and not granted
+        and classid = ((key >> 32) & 4294967295)::oid and objid = (key & 4294967295)::oid`,
+      [t.orgId],
+    )) as { rows: { n: number }[] };
+    if (res.rows[0]!.n >= count) return;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
 describe('concurrent writes', () => {
   let leads: { id: string };
   let ops: { id: string };
@@ -206,6 +223,29 @@ describe('concurrent writes', () => {
       ]);
     }
   });
+
+  // A mapping change holds the organization's roles lock, then locks the users it recomputes.
+  it.skipIf(!onPostgres)(
+    'wait for a mapping change before locking their users, so that it never waits for them in a circle',
+    async () => {
+      const [added, removed] = [userIds[400]!, userIds[401]!];
+      let writes: Promise<{ status: number; text: string }>[] = [];
+      await apart(async (query) => {
+        await query(`select pg_advisory_xact_lock(hashtextextended('scimd.roles:' || $1::text, 0))`, [
+          t.orgId,
+        ]);
+        writes = [addTo(ops.id, added).then((res) => res), t.delete(`/Users/${removed}`).then((res) => res)];
+        await waitForRolesLockWaiters(query, 2);
+        // Would fail (lock_not_available) if either write held its user while waiting for the lock.
+        await query(
+          'select 1 from users where org_id = $1 and id = any($2::uuid[]) order by id for no key update nowait',
+          [t.orgId, [added, removed]],
+        );
+      });
+      for (const res of await Promise.all(writes)) expect(res.status, res.text).toBeLessThan(300);
+      expect(await rolesOf(added)).toEqual([`ops group:${ops.id}`, `staff group:${everyone.id}`]);
+    },
+  );
 
   it('agree with a recomputation from scratch after mappings and memberships race', async () => {
     const users = userIds.slice(300, 320);
