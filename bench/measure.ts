@@ -316,14 +316,24 @@ export async function loadInTurns(contenders: readonly Contender[], turns: numbe
   return contenders.map((c) => report(c.name, merged(samples.get(c)!), users.get(c)));
 }
 
-/** A database of its own on the Postgres server of `serverUrl` (`<prefix>_<random>`), and its removal. */
+/**
+ * A database of its own on the Postgres server of `serverUrl` (`<prefix>_<random>`), its removal, and
+ * `vacuum`: what autovacuum would have done by then (a server may have it off), so that statements
+ * are planned for the tables as they are.
+ */
 export async function scratchDatabase(
   serverUrl: string,
   prefix: string,
-): Promise<{ readonly url: string; readonly drop: () => Promise<void> }> {
+): Promise<{
+  readonly url: string;
+  readonly drop: () => Promise<void>;
+  readonly vacuum: () => Promise<void>;
+}> {
   const name = `${prefix}_${randomBytes(4).toString('hex')}`;
-  const admin = async (statement: string) => {
-    const client = new pg.Client({ connectionString: serverUrl });
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const run = async (connectionString: string, statement: string) => {
+    const client = new pg.Client({ connectionString });
     await client.connect();
     try {
       await client.query(statement);
@@ -331,8 +341,10 @@ export async function scratchDatabase(
       await client.end();
     }
   };
-  await admin(`create database ${name}`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => admin(`drop database if exists ${name} with (force)`) };
+  await run(serverUrl, `create database ${name}`);
+  return {
+    url: url.toString(),
+    drop: () => run(serverUrl, `drop database if exists ${name} with (force)`),
+    vacuum: () => run(url.toString(), 'vacuum analyze'),
+  };
 }
