@@ -20,6 +20,7 @@ import * as failureReasons from './2026-12-05T00-00_failure-reasons.js';
 import * as roles from './2026-12-06T00-00_roles.js';
 import * as effectiveRoles from './2026-12-06T01-00_effective-roles.js';
 import * as accessByChange from './2026-12-07T00-00_access-by-change.js';
+import * as accessWithoutCatalogue from './2026-12-08T00-00_access-without-catalogue.js';
 
 // Every migration, by name; Kysely runs them in name order. Add new files here, then run `npm run schema`:
 // schema.sql beside them shows what the migrations build (the latest text of every table and function).
@@ -45,4 +46,5 @@ export const migrations: Record<string, Migration> = {
   '2026-12-06T00-00_roles': roles,
   '2026-12-06T01-00_effective-roles': effectiveRoles,
   '2026-12-07T00-00_access-by-change': accessByChange,
+  '2026-12-08T00-00_access-without-catalogue': accessWithoutCatalogue,
 };

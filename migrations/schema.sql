@@ -460,6 +460,15 @@ AS $function$
       if not exists (select 1 from orgs where id = p_org) then
         return;
       end if;
+      p_roles := p_roles and (exists (select 1 from roles r where r.org_id is null or r.org_id = p_org)
+        or exists (select 1 from role_settings s where s.org_id = p_org and s.default_role is not null)
+        or exists (select 1 from user_roles h where h.org_id = p_org and h.user_id = any(p_users)));
+      p_entitlements := p_entitlements
+        and (exists (select 1 from entitlements e where e.org_id is null or e.org_id = p_org)
+          or exists (select 1 from user_entitlements h where h.org_id = p_org and h.user_id = any(p_users)));
+      if not (p_roles or p_entitlements) then
+        return;
+      end if;
       select coalesce(array_agg(distinct x order by x), '{}') into ids from unnest(p_users) x;
       -- Several users: each batch planned for user_roles as it then is (until the transaction ends).
       if cardinality(ids) > 1 then
@@ -504,8 +513,9 @@ AS $function$
 
 CREATE OR REPLACE FUNCTION scim_access_revoke(p_org uuid, p_user uuid)
  RETURNS void
- LANGUAGE sql
+ LANGUAGE plpgsql
 AS $function$
+    begin
       with gone as (
         delete from user_roles h where h.org_id = p_org and h.user_id = p_user returning h.role
       )
@@ -521,6 +531,7 @@ AS $function$
         jsonb_build_object('entitlements', '[]'::jsonb, 'added', '[]'::jsonb,
           'removed', jsonb_agg(g.entitlement order by g.entitlement))
       from gone g having count(*) > 0;
+    end
     $function$;
 
 CREATE OR REPLACE FUNCTION scim_extension_values(data jsonb)
@@ -834,10 +845,12 @@ AS $function$
 
 CREATE OR REPLACE FUNCTION scim_roles_share(p_orgs uuid[])
  RETURNS void
- LANGUAGE sql
+ LANGUAGE plpgsql
 AS $function$
-      select pg_advisory_xact_lock_shared(hashtextextended('scimd.roles:' || o::text, 0))
-      from (select distinct o from unnest(p_orgs) o order by o) x
+    begin
+      perform pg_advisory_xact_lock_shared(hashtextextended('scimd.roles:' || x.o::text, 0))
+      from (select distinct o from unnest(p_orgs) o order by o) x;
+    end
     $function$;
 
 CREATE OR REPLACE FUNCTION scim_user_access_changed()
@@ -949,7 +962,9 @@ CREATE OR REPLACE FUNCTION scim_user_left_groups()
  LANGUAGE plpgsql
 AS $function$
     begin
-      delete from group_members where org_id = new.org_id and user_id = new.id;
+      if exists (select 1 from group_members where org_id = new.org_id and user_id = new.id) then
+        delete from group_members where org_id = new.org_id and user_id = new.id;
+      end if;
       return null;
     end
     $function$;
