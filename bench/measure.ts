@@ -7,9 +7,9 @@ import { createServer } from 'node:net';
 import autocannon from 'autocannon';
 import pg from 'pg';
 
-export const DURATION = Number(process.env.BENCH_DURATION ?? 8);
+export const DURATION = Number(process.env.BENCH_DURATION ?? 6);
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
-const WARM_UP = Number(process.env.BENCH_WARM_UP ?? 3);
+const WARM_UP = Number(process.env.BENCH_WARM_UP ?? 2);
 /**
  * A new process's first warm-up: its JIT takes several seconds of load to settle (a scimd lookup
  * costs its process two to three times the CPU in the first 3 s that it does after 9 s); the

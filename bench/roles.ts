@@ -92,6 +92,19 @@ async function membersWithRole(db: Kysely<DB>, seeded: Seeded): Promise<number> 
 }
 
 /**
+ * The big group's members a mapping gives BENCH_ROLE: those active and not deprovisioned (the
+ * round's PATCHes deactivate some).
+ */
+async function activeMembers(db: Kysely<DB>, seeded: Seeded): Promise<number> {
+  const { rows } = await sql<{ n: number }>`
+    select count(*)::int as n from group_members gm
+    join users u on u.org_id = gm.org_id and u.id = gm.user_id
+    where gm.org_id = ${seeded.orgId} and gm.group_id = ${seeded.bigGroup}
+      and u.active and u.deprovisioned_at is null`.execute(db);
+  return rows[0]!.n;
+}
+
+/**
  * Removes the spare users from the big group, by SCIM (a PATCH of a value list, as Entra removes
  * members), so that a member add runs on the seeded group whatever ran before it in the round.
  */
@@ -122,10 +135,12 @@ async function removeSpareMembers({ server, seeded }: RolesContext): Promise<voi
  */
 async function remap(context: RolesContext, mapped: boolean): Promise<{ put: number; feed: number }> {
   const after = await feedEnd(context);
+  // The changes to wait for: a role for each active member, or the role taken from each holder.
+  const members = await (mapped ? activeMembers : membersWithRole)(context.db, context.seeded);
   const started = performance.now();
   await putMapping(context, mapped);
   const answered = performance.now();
-  const read = await readRoleChanges(context, after, context.seeded.users.length, mapped);
+  const read = await readRoleChanges(context, after, members, mapped);
   // Taking it away also changes the members the scenario added: numbered too, before what follows.
   await feedEnd(context, read.cursor);
   await sql`vacuum analyze users, user_roles, group_members, changes`.execute(context.db);
@@ -181,7 +196,7 @@ export async function measureMapping(
   lookup: { token: string; setup: Setup },
 ): Promise<MappingFigures> {
   const { server, seeded, db } = context;
-  const members = seeded.users.length;
+  const members = await activeMembers(db, seeded);
   await warmUp(server, lookup.token, lookup.setup);
   const answers: { at: number; ms: number }[] = [];
   let errors = 0;

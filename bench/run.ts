@@ -2,8 +2,8 @@
 // organization seeded in SQL, load from autocannon over loopback, one table of figures (and
 // bench/results/latest.json). It prints; it asserts nothing.
 //
-// BENCH_USERS (100000), BENCH_DURATION seconds per scenario (8), BENCH_CONNECTIONS (10), BENCH_ROUNDS (5).
-// BENCH_WARM_UP seconds before each scenario (3), BENCH_FIRST_WARM_UP before a server process's first (10).
+// BENCH_USERS (100000), BENCH_DURATION seconds per scenario (6), BENCH_CONNECTIONS (10), BENCH_ROUNDS (3).
+// BENCH_WARM_UP seconds before each scenario (2), BENCH_FIRST_WARM_UP before a server process's first (10).
 // Every ratio with a target between scimd's own scenarios (the writes against POST, POST against the
 // lookup) and against the bare baselines is measured in rounds: in each, the baselines, scimd's
 // lookups, then its writes, each after its own warm-up, the writes in an order that turns with the
@@ -63,14 +63,14 @@ import { resetRound, type Seeded, seed, setFeedTriggers } from './seed.js';
 import { measureWebhooks, type WebhookFigures } from './webhooks.js';
 
 const USERS = Number(process.env.BENCH_USERS ?? 100_000);
-const ROUNDS = Math.max(1, Math.floor(Number(process.env.BENCH_ROUNDS ?? 5)) || 5);
+const ROUNDS = Math.max(1, Math.floor(Number(process.env.BENCH_ROUNDS ?? 3)) || 3);
 /** The turns a round's lookups are measured in, side by side (runLookups). */
 const TURNS = Math.max(1, Math.floor(Number(process.env.BENCH_TURNS ?? 4)) || 4);
 /** Users in no group, for the member adds: more than a scenario adds at 3,000 req/s. */
 const SPARE = 30_000;
 /**
  * Users seeded in the writes organization for DELETE to remove (restored after each round): more than
- * a process's first warm-up (10 s) and a scenario (8 s) remove at 5,000 req/s.
+ * a process's first warm-up (10 s) and a scenario (6 s) remove at 5,000 req/s.
  */
 const DOOMED = 100_000;
 const ADMIN_TOKEN = `bench-${randomBytes(16).toString('hex')}`;
@@ -194,65 +194,81 @@ function progress(what: string, roundsLeft?: { done: number; msPerRound: number 
 async function runRounds(seeded: Seeded, env: Record<string, string>, place: Place): Promise<Row[][]> {
   const rounds: Row[][] = [];
   const roundsStarted = performance.now();
+  const lookups = await lookupServers(seeded, env, place);
+  try {
+    for (let round = 0; round < ROUNDS; round++) {
+      progress(
+        `round ${round + 1} of ${ROUNDS}: baselines and scimd's lookups, then its writes`,
+        round === 0 ? undefined : { done: round, msPerRound: (performance.now() - roundsStarted) / round },
+      );
+      rounds.push([...(await lookups.measure(round)), ...(await runWrites(seeded, env, place, round))]);
+      await withDatabase(place, (db) => resetRound(db, seeded));
+    }
+  } finally {
+    await lookups.stop();
+  }
+  return rounds;
+}
+
+/**
+ * A round's writes, in an order that turns with the round, on one server, with the writes the feed
+ * is compared on measured again with the feed's triggers off (first in one round, last in the next).
+ */
+async function runWrites(seeded: Seeded, env: Record<string, string>, place: Place, round: number) {
+  const rows: Row[] = [];
   const seededBase = `/scim/v2/${seeded.orgId}`;
   const writesBase = `/scim/v2/${seeded.scratch.orgId}`;
-  for (let round = 0; round < ROUNDS; round++) {
-    progress(
-      `round ${round + 1} of ${ROUNDS}: baselines and scimd's lookups, then its writes`,
-      round === 0 ? undefined : { done: round, msPerRound: (performance.now() - roundsStarted) / round },
-    );
-    const rows: Row[] = await runLookups(seeded, env, place, round);
-    const scenarios = new Map(roundScenarios(seeded, USERS).map((s) => [s.name, s]));
-    const turn = round % ROUND_WRITES.length;
-    // The mapped add on Postgres only: the bench vacuums around each mapping (bench/roles.ts),
-    // which it cannot while PGlite serves scimd alone.
-    const writes = [...ROUND_WRITES.slice(turn), ...ROUND_WRITES.slice(0, turn)].filter(
-      (name) => wanted(name) && (pgUrl !== undefined || name !== MAPPED_ADD),
-    );
-    const run = async (names: string[], suffix = '') => {
-      if (names.length === 0) return;
-      const mapping = names.includes(MAPPED_ADD);
-      const server = await start([SCIMD], env);
-      // The bench's own connection (Postgres), to vacuum around a mapping.
-      const database = mapping ? await openDatabase({ ...place, statementTimeoutMs: 0 }) : undefined;
-      try {
-        for (const name of names) {
-          const scenario = scenarios.get(name)!;
-          const [token, base] =
-            scenario.org === 'seeded' ? [seeded.token, seededBase] : [seeded.scratch.token, writesBase];
-          const around =
-            name === MAPPED_ADD && database
-              ? mappedAdd({ server, adminToken: ADMIN_TOKEN, seeded, db: database.db })
-              : undefined;
-          await around?.before();
-          await warmUp(server, token, scenario.warmUp ?? scenario.setup);
-          rows.push(await load(name + suffix, server, token, scenario.setup, { base }));
-          await around?.after();
-        }
-      } finally {
-        await database?.close();
-        await stop(server);
+  const scenarios = new Map(roundScenarios(seeded, USERS).map((s) => [s.name, s]));
+  const turn = round % ROUND_WRITES.length;
+  // The mapped add on Postgres only: the bench vacuums around each mapping (bench/roles.ts),
+  // which it cannot while PGlite serves scimd alone.
+  const writes = [...ROUND_WRITES.slice(turn), ...ROUND_WRITES.slice(0, turn)].filter(
+    (name) => wanted(name) && (pgUrl !== undefined || name !== MAPPED_ADD),
+  );
+  const server = await start([SCIMD], env);
+  const run = async (names: string[], suffix = '') => {
+    if (names.length === 0) return;
+    const mapping = names.includes(MAPPED_ADD);
+    // The bench's own connection (Postgres), to vacuum around a mapping.
+    const database = mapping ? await openDatabase({ ...place, statementTimeoutMs: 0 }) : undefined;
+    try {
+      for (const name of names) {
+        const scenario = scenarios.get(name)!;
+        const [token, base] =
+          scenario.org === 'seeded' ? [seeded.token, seededBase] : [seeded.scratch.token, writesBase];
+        const around =
+          name === MAPPED_ADD && database
+            ? mappedAdd({ server, adminToken: ADMIN_TOKEN, seeded, db: database.db })
+            : undefined;
+        await around?.before();
+        await warmUp(server, token, scenario.warmUp ?? scenario.setup);
+        rows.push(await load(name + suffix, server, token, scenario.setup, { base }));
+        await around?.after();
       }
-    };
-    // The same writes with the feed's triggers off, before the others in one round and after them
-    // in the next.
-    const feedOff = async () => {
-      const names = FEED_COMPARED.filter((name) => wanted(name + FEED_OFF));
-      if (names.length === 0) return;
-      await withDatabase(place, (db) => setFeedTriggers(db, false));
-      try {
-        await run(names, FEED_OFF);
-      } finally {
-        await withDatabase(place, (db) => setFeedTriggers(db, true));
-      }
-    };
+    } finally {
+      await database?.close();
+    }
+  };
+  // The same writes with the feed's triggers off, before the others in one round and after them
+  // in the next.
+  const feedOff = async () => {
+    const names = FEED_COMPARED.filter((name) => wanted(name + FEED_OFF));
+    if (names.length === 0) return;
+    await withDatabase(place, (db) => setFeedTriggers(db, false));
+    try {
+      await run(names, FEED_OFF);
+    } finally {
+      await withDatabase(place, (db) => setFeedTriggers(db, true));
+    }
+  };
+  try {
     if (round % 2 === 0) await feedOff();
     await run(writes);
     if (round % 2 === 1) await feedOff();
-    await withDatabase(place, (db) => resetRound(db, seeded));
-    rounds.push(rows);
+  } finally {
+    await stop(server);
   }
-  return rounds;
+  return rows;
 }
 
 /** A server of the lookups' measurement: what it runs and what it is asked. */
@@ -265,13 +281,13 @@ interface LookupSpec {
 }
 
 /**
- * A round's lookups, before any of its writes (writes leave work behind them that slows what
- * follows): the bare baselines', scimd's, and scimd's without sync activity recorded
- * (SYNC_ACTIVITY=false), in an order that turns with the round. On Postgres their servers run side by
- * side and are measured in turns (measure.ts loadInTurns); PGlite serves one process at a time, so
- * there each runs alone, one after the other.
+ * The lookups' servers: the bare baselines, scimd, and scimd without sync activity recorded
+ * (SYNC_ACTIVITY=false). Each round measures them before its writes (writes leave work behind them
+ * that slows what follows), in an order that turns with the round. On Postgres they run side by side
+ * for every round, warmed once and measured in turns (measure.ts loadInTurns); PGlite serves one
+ * process at a time, so there each runs alone, started for its turn.
  */
-async function runLookups(seeded: Seeded, env: Record<string, string>, place: Place, round: number) {
+async function lookupServers(seeded: Seeded, env: Record<string, string>, place: Place) {
   const baselineLookup: Setup = (req) => {
     req.path = `/lookup?userName=${encodeURIComponent(seeded.users[Math.floor(Math.random() * seeded.users.length)]!.userName)}`;
     return req;
@@ -293,31 +309,46 @@ async function runLookups(seeded: Seeded, env: Record<string, string>, place: Pl
       base,
     },
   ].filter((spec) => wanted(spec.name));
-  if (round % 2 === 1) specs.reverse();
+  const inTurn = <T>(list: readonly T[], round: number) => (round % 2 === 1 ? [...list].reverse() : list);
   if (!place.databaseUrl) {
-    const rows: Row[] = [];
-    for (const spec of specs) {
-      const server = await start(spec.command, spec.env);
-      try {
-        await warmUp(server, seeded.token, spec.setup);
-        rows.push(await load(spec.name, server, seeded.token, spec.setup, { base: spec.base }));
-      } finally {
-        await stop(server);
-      }
-    }
-    return rows;
+    return {
+      measure: async (round: number) => {
+        const rows: Row[] = [];
+        for (const spec of inTurn(specs, round)) {
+          const server = await start(spec.command, spec.env);
+          try {
+            await warmUp(server, seeded.token, spec.setup);
+            rows.push(await load(spec.name, server, seeded.token, spec.setup, { base: spec.base }));
+          } finally {
+            await stop(server);
+          }
+        }
+        return rows;
+      },
+      stop: async () => {},
+    };
   }
   const contenders: Contender[] = [];
+  const stopAll = () => Promise.all(contenders.map((c) => stop(c.server)));
   try {
     for (const spec of specs) {
       const server = await start(spec.command, spec.env);
       contenders.push({ ...spec, server, token: seeded.token });
     }
-    for (const c of contenders) await warmUp(c.server, c.token, c.setup);
-    return await loadInTurns(contenders, TURNS);
-  } finally {
-    await Promise.all(contenders.map((c) => stop(c.server)));
+  } catch (error) {
+    await stopAll();
+    throw error;
   }
+  return {
+    measure: async (round: number) => {
+      const inOrder = inTurn(contenders, round);
+      for (const c of inOrder) await warmUp(c.server, c.token, c.setup);
+      return loadInTurns(inOrder, TURNS);
+    },
+    stop: async () => {
+      await stopAll();
+    },
+  };
 }
 
 /** An import the way Okta runs one: one client, startIndex pages of 100 until totalResults. */
