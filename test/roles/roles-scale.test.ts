@@ -110,17 +110,12 @@ async function apart(work: (query: (text: string, values: unknown[]) => Promise<
   }
 }
 
-/** Resolves once `count` sessions wait for the organization's roles lock (pg_locks; no event tells it). */
-async function waitForRolesLockWaiters(
-  query: (text: string, values: unknown[]) => Promise<unknown>,
-  count: number,
-) {
+/** Resolves once `count` other sessions wait for a lock this session holds (pg_blocking_pids). */
+async function waitForBlocked(query: (text: string, values: unknown[]) => Promise<unknown>, count: number) {
   for (;;) {
     const res = (await query(
-      `with k as (select hashtextextended('scimd.roles:' || $1::text, 0) as key)
-      select count(*)::integer as n from pg_locks, k where locktype = 'advisory' and not granted
-        and classid = ((key >> 32) & 4294967295)::oid and objid = (key & 4294967295)::oid`,
-      [t.orgId],
+      'select count(*)::integer as n from pg_stat_activity where pg_backend_pid() = any(pg_blocking_pids(pid))',
+      [],
     )) as { rows: { n: number }[] };
     if (res.rows[0]!.n >= count) return;
     await new Promise((resolve) => setImmediate(resolve));
@@ -167,7 +162,7 @@ describe('concurrent writes', () => {
           [t.orgId, id],
         );
         added = addTo(leads.id, id).then((res) => res);
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        await waitForBlocked(query, 1);
       });
       const res = await added!;
       expect(res.status, res.text).toBeLessThan(300);
@@ -191,7 +186,7 @@ describe('concurrent writes', () => {
           id,
         ]);
         added = addTo(leads.id, id).then((res) => res);
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        await waitForBlocked(query, 1);
       });
       const res = await added!;
       expect(res.status, res.text).toBeLessThan(300);
@@ -235,7 +230,7 @@ describe('concurrent writes', () => {
           t.orgId,
         ]);
         writes = [addTo(ops.id, added).then((res) => res), t.delete(`/Users/${removed}`).then((res) => res)];
-        await waitForRolesLockWaiters(query, 2);
+        await waitForBlocked(query, 2);
         // Would fail (lock_not_available) if either write held its user while waiting for the lock.
         await query(
           'select 1 from users where org_id = $1 and id = any($2::uuid[]) order by id for no key update nowait',
