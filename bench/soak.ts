@@ -98,12 +98,14 @@ async function call(origin: string, token: string, method: string, path: string,
 async function main(): Promise<void> {
   const hooks = await receiver();
   let dropDatabase = async () => {};
+  let vacuum: (() => Promise<void>) | undefined;
   let env: Record<string, string>;
   let dataDir: string | undefined;
   if (pgUrl) {
     const database = await scratchDatabase(pgUrl, 'scimd_soak');
     env = { DATABASE_URL: database.url };
     dropDatabase = database.drop;
+    vacuum = database.vacuum;
   } else {
     dataDir = mkdtempSync(join(tmpdir(), 'scimd-soak-'));
     env = { DATA_DIR: dataDir, DATABASE_URL: '' };
@@ -116,7 +118,7 @@ async function main(): Promise<void> {
       WEBHOOKS_ALLOW_PRIVATE: 'true',
       LOG_LEVEL: 'warn',
     });
-    await soak(server, hooks);
+    await soak(server, hooks, vacuum);
   } finally {
     if (server) await stop(server);
     hooks.close();
@@ -125,7 +127,16 @@ async function main(): Promise<void> {
   }
 }
 
-async function soak(server: Server, hooks: Awaited<ReturnType<typeof receiver>>): Promise<void> {
+/**
+ * The mix for MINUTES, printing each minute. `vacuum` (Postgres) runs each minute beside the load, as
+ * autovacuum would on a server that has it on: without it, plans made while the tables were empty
+ * and the dead rows of every update slow everything down minute by minute.
+ */
+async function soak(
+  server: Server,
+  hooks: Awaited<ReturnType<typeof receiver>>,
+  vacuum?: () => Promise<void>,
+): Promise<void> {
   const { origin } = server;
   const admin = (method: string, path: string, body?: unknown) =>
     call(origin, ADMIN_TOKEN, method, `/admin/v1${path}`, body);
@@ -259,16 +270,19 @@ async function soak(server: Server, hooks: Awaited<ReturnType<typeof receiver>>)
     }
   };
   const pid = server.child.pid!;
+  let vacuuming: Promise<void> | undefined;
   const ticker = setInterval(() => {
     minutes.push(current);
     printMinute(minutes.length, current, rssMb(pid), ids.length, hooks.created.size, read.size);
     current = new Minute();
+    if (vacuum && !vacuuming) vacuuming = vacuum().finally(() => (vacuuming = undefined));
   }, 60_000);
   console.log(
     `soak: ${MINUTES} min, ${CONNECTIONS} connections, on ${pgUrl ? 'Postgres' : 'PGlite'}; per minute: req/s, p99 ms per operation`,
   );
   await Promise.all(Array.from({ length: CONNECTIONS }, worker));
   clearInterval(ticker);
+  await vacuuming;
   // The last stretch, if the last tick did not close it: a minute of its own, however short.
   if (current.ms.size > 0) {
     current.seconds = (performance.now() - current.started) / 1000;
