@@ -225,6 +225,8 @@ async function runWrites(seeded: Seeded, env: Record<string, string>, place: Pla
   const writes = [...ROUND_WRITES.slice(turn), ...ROUND_WRITES.slice(0, turn)].filter(
     (name) => wanted(name) && (pgUrl !== undefined || name !== MAPPED_ADD),
   );
+  const feedOffNames = FEED_COMPARED.filter((name) => wanted(name + FEED_OFF));
+  if (writes.length === 0 && feedOffNames.length === 0) return rows;
   const server = await start([SCIMD], env);
   const run = async (names: string[], suffix = '') => {
     if (names.length === 0) return;
@@ -252,11 +254,10 @@ async function runWrites(seeded: Seeded, env: Record<string, string>, place: Pla
   // The same writes with the feed's triggers off, before the others in one round and after them
   // in the next.
   const feedOff = async () => {
-    const names = FEED_COMPARED.filter((name) => wanted(name + FEED_OFF));
-    if (names.length === 0) return;
+    if (feedOffNames.length === 0) return;
     await withDatabase(place, (db) => setFeedTriggers(db, false));
     try {
-      await run(names, FEED_OFF);
+      await run(feedOffNames, FEED_OFF);
     } finally {
       await withDatabase(place, (db) => setFeedTriggers(db, true));
     }
