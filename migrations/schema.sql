@@ -972,6 +972,7 @@ AS $function$
 CREATE OR REPLACE FUNCTION scim_user_roles_grant(p_org uuid, p_users uuid[], p_groups uuid[])
  RETURNS void
  LANGUAGE plpgsql
+ SET plan_cache_mode TO 'force_generic_plan'
 AS $function$
     declare
       granted_users uuid[];
@@ -1024,17 +1025,14 @@ AS $function$
         select * from unnest(removed_users, removed_roles) r(user_id, role)
       ), changed as (
         select user_id from added union select user_id from removed
-      ), now_held as (
-        select h.user_id, jsonb_agg(jsonb_build_object('value', h.role, 'sources', h.sources) order by h.role) as roles
-        from user_roles h where h.org_id = p_org and h.user_id in (select user_id from changed)
-        group by h.user_id
       )
       insert into changes (org_id, type, resource_type, resource_id, data)
       select p_org, 'user.roles_changed', 'User', c.user_id, jsonb_build_object(
-        'roles', coalesce(n.roles, '[]'),
+        'roles', coalesce((select jsonb_agg(jsonb_build_object('value', h.role, 'sources', h.sources) order by h.role)
+          from user_roles h where h.org_id = p_org and h.user_id = c.user_id), '[]'),
         'added', coalesce((select jsonb_agg(a.role order by a.role) from added a where a.user_id = c.user_id), '[]'),
         'removed', coalesce((select jsonb_agg(r.role order by r.role) from removed r where r.user_id = c.user_id), '[]'))
-      from changed c left join now_held n on n.user_id = c.user_id order by c.user_id;
+      from changed c order by c.user_id;
     end
     $function$;
 

@@ -139,7 +139,8 @@ describe('effective roles', () => {
     await patchGroup(admins.id, patchOp({ op: 'replace', path: 'displayName', value: unique('Former') }));
     expect(await rolesOf(ada)).toEqual([{ value: 'editor', sources: [`group:${editors.id}`] }]);
 
-    const told = (await roleChanges(after)).map((c) => [c.resourceId, c.data.added, c.data.removed]);
+    const changes = await roleChanges(after);
+    const told = changes.map((c) => [c.resourceId, c.data.added, c.data.removed]);
     // The two members added by one PATCH are told in either order.
     expect(new Set(told.slice(0, 2).map((c) => JSON.stringify(c)))).toEqual(
       new Set([JSON.stringify([ada, ['editor'], []]), JSON.stringify([bob, ['editor'], []])]),
@@ -148,6 +149,11 @@ describe('effective roles', () => {
       [ada, ['admin'], []],
       [bob, [], ['editor']],
       [ada, [], ['admin']],
+    ]);
+    // A member added to a mapped group is told the whole set it then holds, with the sources.
+    expect(changes[2]!.data.roles).toEqual([
+      { value: 'admin', sources: [`group:${admins.id}`] },
+      { value: 'editor', sources: [`group:${editors.id}`] },
     ]);
 
     // A deleted group's members lose its role.
