@@ -2,13 +2,15 @@ import { type Kysely, sql } from 'kysely';
 
 // A member added to a mapped group is granted the group's roles by statements planned once per
 // connection: with array arguments Postgres preferred a custom plan, so each add planned the three
-// statements again, which cost more than running them. Each changed user's roles are read by its
-// key, a plan that holds however the table's statistics lean.
+// statements again, which cost more than running them. A plan kept for the connection's life must
+// not depend on the table's size when it was made (a scan of user_roles planned while it was empty
+// stayed after a mapping filled it), so the statements reach users' rows by key only.
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
     create or replace function scim_user_roles_grant(p_org uuid, p_users uuid[], p_groups uuid[]) returns void
     language plpgsql
     set plan_cache_mode = force_generic_plan
+    set enable_seqscan = off
     as $$
     declare
       granted_users uuid[];

@@ -973,6 +973,7 @@ CREATE OR REPLACE FUNCTION scim_user_roles_grant(p_org uuid, p_users uuid[], p_g
  RETURNS void
  LANGUAGE plpgsql
  SET plan_cache_mode TO 'force_generic_plan'
+ SET enable_seqscan TO 'off'
 AS $function$
     declare
       granted_users uuid[];
