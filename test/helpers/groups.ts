@@ -1,7 +1,9 @@
 // Groups for the Groups tests: tenants with group sync on, users and groups created through SCIM, and
 // a group's members read back.
+import { type Kysely, sql } from 'kysely';
 import type supertest from 'supertest';
 import { expect } from 'vitest';
+import type { DB } from '../../src/db/tables.js';
 import { ADMIN_TOKEN, type Harness, type Tenant } from './harness.js';
 import { GROUP, type Json, SCIM_JSON, USER } from './scim.js';
 
@@ -20,6 +22,25 @@ export const patchEntry = (orgId: string, groupId: string, requestId: string) =>
 let seq = 0;
 /** A name no other test of the file uses (displayName is unique per organization). */
 export const unique = (prefix: string) => `${prefix} ${++seq}`;
+
+/**
+ * `count` active users of the organization inserted in SQL (userNames `${prefix}1`, `${prefix}2`, …),
+ * for groups too large to fill through SCIM; their ids in insertion order.
+ */
+export async function insertUsers(
+  db: Kysely<DB>,
+  orgId: string,
+  prefix: string,
+  count: number,
+): Promise<string[]> {
+  const { rows } = await sql<{ id: string }>`
+    insert into users (org_id, id, user_name, active, data, created_at, updated_at)
+    select ${orgId}::uuid, gen_random_uuid(), ${prefix}::text || i, true,
+      jsonb_build_object('userName', ${prefix}::text || i, 'active', true), now(), now()
+    from generate_series(1, ${count}) as i
+    returning id`.execute(db);
+  return rows.map((r) => r.id);
+}
 
 export async function createUser(
   tenant: Tenant,

@@ -1,6 +1,7 @@
 // Groups of thousands of members, and parallel membership PATCHes on one group.
 import { sql } from 'kysely';
 import { expect, it } from 'vitest';
+import { insertUsers } from '../helpers/groups.js';
 import { ADMIN_TOKEN, type Harness, type Tenant, useHarness } from '../helpers/harness.js';
 
 let harness: Harness;
@@ -16,12 +17,7 @@ useHarness(async (h) => {
     .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
     .send({ groupSync: true })
     .expect(200);
-  const rows = await sql<{ id: string }>`
-    insert into users (org_id, id, user_name, active, data, created_at, updated_at)
-    select ${t.orgId}::uuid, gen_random_uuid(), 'member' || i, true, jsonb_build_object('userName', 'member' || i, 'active', true), now(), now()
-    from generate_series(1, ${MEMBERS}) as i
-    returning id`.execute(h.database.db);
-  userIds = rows.rows.map((r) => r.id);
+  userIds = await insertUsers(h.database.db, t.orgId, 'member', MEMBERS);
 });
 
 const patchOp = (Operations: unknown[]) => ({

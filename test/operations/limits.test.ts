@@ -10,6 +10,7 @@ import { createApp } from '../../src/app.js';
 import { MAX_FILTER_TERMS } from '../../src/filter/parse.js';
 import { createHttpServer } from '../../src/http/server.js';
 import { INDEXED_STRING_MAX_LENGTH, STRING_MAX_LENGTH } from '../../src/schema/attribute.js';
+import { insertUsers } from '../helpers/groups.js';
 import { ADMIN_TOKEN, type Harness, PUBLIC_URL, type Tenant, useHarness } from '../helpers/harness.js';
 import { patchOp, SCIM_ERROR, SCIM_JSON } from '../helpers/scim.js';
 
@@ -181,13 +182,7 @@ describe('a group of tens of thousands of members in one request', () => {
   it('is stored whole by POST, replaced whole by PUT, and grown by PATCH', async () => {
     const org = await harness.createOrg({ name: 'Large', groupSync: true });
     const large = await harness.tenantOf(org.id, await harness.createToken(org.id));
-    const { rows } = await sql<{ id: string }>`
-      insert into users (org_id, id, user_name, active, data, created_at, updated_at)
-      select ${large.orgId}::uuid, gen_random_uuid(), 'large' || i, true,
-        jsonb_build_object('userName', 'large' || i, 'active', true), now(), now()
-      from generate_series(1, ${MEMBERS + 500}) as i
-      returning id`.execute(harness.database.db);
-    const ids = rows.map((r) => r.id);
+    const ids = await insertUsers(harness.database.db, large.orgId, 'large', MEMBERS + 500);
     const count = async (groupId: string) =>
       Number(
         (

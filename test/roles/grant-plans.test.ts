@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { onPostgres } from '../helpers/database.js';
-import { createGroup } from '../helpers/groups.js';
+import { createGroup, insertUsers } from '../helpers/groups.js';
 import { type Harness, useHarness } from '../helpers/harness.js';
 
 const USERS = 3000;
@@ -24,13 +24,7 @@ useHarness(async (h) => {
     .admin('put', `/orgs/${org.id}/roles`)
     .send({ roles: [{ value: 'staff' }] })
     .expect(200);
-  const rows = await sql<{ id: string }>`
-    insert into users (org_id, id, user_name, active, data, created_at, updated_at)
-    select ${org.id}::uuid, gen_random_uuid(), 'planned' || i, true,
-      jsonb_build_object('userName', 'planned' || i, 'active', true), now(), now()
-    from generate_series(1, ${USERS}) as i
-    returning id`.execute(h.database.db);
-  userIds = rows.rows.map((r) => r.id);
+  userIds = await insertUsers(h.database.db, org.id, 'planned', USERS);
   groupId = (await createGroup(t, { displayName: 'Planned' })).id;
   await h
     .admin('put', `/orgs/${org.id}/role-mappings`)

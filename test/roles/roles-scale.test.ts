@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { refreshOrg } from '../../src/roles/roles.repository.js';
 import { readAll } from '../helpers/changes.js';
 import { onPostgres } from '../helpers/database.js';
-import { createGroup, unique } from '../helpers/groups.js';
+import { createGroup, insertUsers, unique } from '../helpers/groups.js';
 import { type Harness, type Tenant, useHarness } from '../helpers/harness.js';
 import { patchOp, USER } from '../helpers/scim.js';
 
@@ -26,13 +26,7 @@ useHarness(async (h) => {
     .admin('put', `/orgs/${org.id}/roles`)
     .send({ roles: [{ value: 'staff' }, { value: 'lead', priority: 10 }, { value: 'ops' }] })
     .expect(200);
-  const rows = await sql<{ id: string }>`
-    insert into users (org_id, id, user_name, active, data, created_at, updated_at)
-    select ${org.id}::uuid, gen_random_uuid(), 'member' || i, true,
-      jsonb_build_object('userName', 'member' || i, 'active', true), now(), now()
-    from generate_series(1, ${MEMBERS}) as i
-    returning id`.execute(h.database.db);
-  userIds = rows.rows.map((r) => r.id);
+  userIds = await insertUsers(h.database.db, org.id, 'member', MEMBERS);
   everyone = await createGroup(t, { displayName: 'Everyone' });
   await sql`insert into group_members (org_id, group_id, user_id, created_at)
     select ${org.id}::uuid, ${everyone.id}::uuid, id, now() from unnest(${userIds}::uuid[]) as id`.execute(
