@@ -313,7 +313,7 @@ CREATE TABLE users (
 ) WITH (fillfactor=90);
 CREATE INDEX users_emails_ci ON users USING gin (email_values jsonb_path_ops);
 CREATE INDEX users_extension_values ON users USING gin (extension_values jsonb_path_ops) WHERE (extension_values <> '{}'::jsonb);
-CREATE INDEX users_org_created ON users USING btree (org_id, created_at, id);
+CREATE INDEX users_org_created ON users USING btree (org_id, created_at, id) INCLUDE (deprovisioned_at);
 CREATE INDEX users_org_external_id ON users USING btree (org_id, external_id);
 CREATE UNIQUE INDEX users_org_user_name_ci ON users USING btree (org_id, lower(user_name)) WHERE (deprovisioned_at IS NULL);
 CREATE STATISTICS users_lower_user_name ON lower(user_name) FROM users;

@@ -17,8 +17,6 @@ type PageRequest =
       readonly kind: 'offset';
       readonly offset: number;
       readonly limit: number;
-      /** Select each row's sort key as text too, to remember where pages start (page-positions.ts). */
-      readonly sortValues?: boolean;
     }
   /** Rows after `after` (before it when `backwards`) in the query's order; from the start when absent. */
   | {
@@ -72,9 +70,9 @@ interface PagedRow {
   sort_value?: string | null;
 }
 
-/** Whether a page selects each row's sort key as text: a cursor page for its cursors, or when asked. */
+/** Whether a page selects each row's sort key as text: a cursor page does, for its cursors. */
 function selectsSortValue(page: PageRequest): boolean {
-  return page.kind === 'keyset' || page.sortValues === true;
+  return page.kind === 'keyset';
 }
 
 /** The order a page is read in: reading backwards runs it in reverse (the caller turns the rows round). */
@@ -141,6 +139,31 @@ export function decoratePage<D>(
     .orderBy(sql`${sql.ref(`${table}.id`)} ${order.id}`);
 }
 
+/** The row an index page's walk reaches: its sort key as text and its id. */
+export interface PositionRow {
+  sort_value: string | null;
+  id: string;
+}
+
+/**
+ * The row at the offset of `query`'s page (of one row), read for its sort key and id alone, so that
+ * Postgres can walk to it on the order's index without reading the table. The key becomes text after
+ * the walk: inside it, Postgres would turn every row it skips into text.
+ */
+export function positionAt<D>(
+  db: Kysely<D>,
+  // biome-ignore lint/suspicious/noExplicitAny: any filtered base query of a repository.
+  rows: SelectQueryBuilder<any, any, any>,
+  table: string,
+  query: ListQuery,
+) {
+  const walked = pageRows(rows.select(sql.ref(`${table}.id`).as('id')), table, query);
+  // biome-ignore lint/suspicious/noExplicitAny: the row is PositionRow.
+  return (db as Kysely<any>)
+    .selectFrom(walked.as('walked'))
+    .select([sql<string | null>`(walked.sort_key)::text`.as('sort_value'), 'walked.id']);
+}
+
 /** The rows a page reads: a keyset page reads one more than it shows, to tell whether there is more. */
 const rowsRead = (page: PageRequest) => (page.kind === 'offset' ? page.limit : page.limit + 1);
 
@@ -154,7 +177,7 @@ function listKey(table: string, variant: string, query: ListQuery): string {
   const { page } = query;
   const paging =
     page.kind === 'offset'
-      ? `offset${page.sortValues ? ' with sort values' : ''}`
+      ? 'offset'
       : page.after === undefined
         ? 'keyset'
         : `keyset after ${page.after.value === null ? 'null' : 'value'}`;
@@ -196,6 +219,8 @@ export interface PageSource<R extends PagedRow, T> {
   readonly toItem: (row: R) => T;
   /** Where pages start, remembered by this process (page-positions.ts); without it, each page is read by OFFSET. */
   readonly positions?: PagePositions | undefined;
+  /** The row at the offset of a page of one row (positionAt), for walks to where a page starts. */
+  readonly positionAt?: (query: ListQuery) => Statement<PositionRow>;
 }
 
 /** Runs the count and the page and shapes the result. */
@@ -210,8 +235,10 @@ export async function collectPage<R extends PagedRow, T>(
   const rows = async () => (await source.page(query).run(db, values)).rows;
   const { page } = query;
   if (page.limit === 0) return { items: [], total: await total(), more: false };
-  if (page.kind === 'offset' && !query.filter && query.sortKey.notNull && source.positions) {
-    return shape(query, source, await positionedPage(db, orgId, query, page, source, source.positions));
+  const { positions, positionAt } = source;
+  if (page.kind === 'offset' && !query.filter && query.sortKey.notNull && positions && positionAt) {
+    const walk = { positions, positionAt };
+    return shape(query, source, await positionedPage(db, orgId, query, page, source, walk));
   }
   const fromStart = page.kind === 'offset' ? page.offset === 0 : page.after === undefined;
   let found: R[];
@@ -244,9 +271,9 @@ function shape<R extends PagedRow, T>(
 }
 
 /**
- * An index page of a list in creation order without a filter: from where a page earlier ended when
- * that is known at the count's version, else by OFFSET from one row earlier, remembering where this
- * page starts and where the next one does.
+ * An index page of a list in creation order without a filter: a keyset page from where a page earlier
+ * ended when that is known at the count's version, else from the row before the page's start, found
+ * by a walk on the order's index (positionAt) and remembered, as is where the next page starts.
  */
 async function positionedPage<R extends PagedRow, T>(
   db: Kysely<DB>,
@@ -254,38 +281,39 @@ async function positionedPage<R extends PagedRow, T>(
   query: ListQuery,
   page: Extract<PageRequest, { kind: 'offset' }>,
   source: PageSource<R, T>,
-  positions: PagePositions,
+  walk: { positions: PagePositions; positionAt: (query: ListQuery) => Statement<PositionRow> },
 ): Promise<{ found: R[]; count: number }> {
+  const { positions, positionAt } = walk;
   const counted = (await source.count().run(db, listValues(orgId, query))).rows[0]!;
   const count = Number(counted.total);
   const version = String(counted.version);
-  const run = async (read: ListQuery) => (await source.page(read).run(db, listValues(orgId, read))).rows;
-  const position = (row: R) => ({ value: row.sort_value ?? null, id: row.id });
-  const after =
-    page.offset === 0 ? undefined : await positions.findOrAwait(source.table, orgId, version, page.offset);
-  let found: R[];
-  // The first page, or one whose start is known: a keyset page, which needs no OFFSET (Postgres plans
-  // an OFFSET it cannot see on every call).
-  if (after || page.offset === 0) {
-    const keyset = { kind: 'keyset', after, backwards: false, limit: page.limit } as const;
-    found = (await run({ ...query, page: keyset })).slice(0, page.limit);
-  } else {
-    // From one row earlier, to remember where this page starts; requests for the same page meanwhile
-    // wait for this walk and continue from there.
-    const wider = {
-      kind: 'offset',
-      offset: page.offset - 1,
-      limit: page.limit + 1,
-      sortValues: true,
-    } as const;
-    found = await positions.walk(source.table, orgId, version, page.offset, async () => {
-      const rows = await run({ ...query, page: wider });
-      const start = rows.shift();
-      if (start) positions.remember(source.table, orgId, version, page.offset, position(start));
-      return rows;
-    });
-  }
-  const last = found.at(-1);
-  if (last) positions.remember(source.table, orgId, version, page.offset + found.length, position(last));
-  return { found, count };
+  /** The page, with where the next one starts remembered (a keyset page selects its rows' keys). */
+  const remembered = (found: R[]) => {
+    const last = found.at(-1);
+    if (last?.sort_value !== undefined) {
+      const next = { value: last.sort_value, id: last.id };
+      positions.remember(source.table, orgId, version, page.offset + found.length, next);
+    }
+    return { found, count };
+  };
+  const pageAfter = async (after: CursorPosition | undefined) => {
+    const read = { ...query, page: { kind: 'keyset', after, backwards: false, limit: page.limit } } as const;
+    // A keyset page reads one row more than it shows.
+    return (await source.page(read).run(db, listValues(orgId, read))).rows.slice(0, page.limit);
+  };
+  // Postgres plans an OFFSET it cannot see on every call: the first page and a page whose start is
+  // known are keyset pages, and a walk reads keys alone.
+  if (page.offset === 0) return remembered(await pageAfter(undefined));
+  const known = await positions.findOrAwait(source.table, orgId, version, page.offset);
+  if (known) return remembered(await pageAfter(known));
+  // Requests for the same page meanwhile wait for this walk and continue from where it ends.
+  const found = await positions.walk(source.table, orgId, version, page.offset, async () => {
+    const before = { ...query, page: { kind: 'offset', offset: page.offset - 1, limit: 1 } } as const;
+    const start = (await positionAt(before).run(db, listValues(orgId, before))).rows[0];
+    if (!start) return [];
+    const position = { value: start.sort_value, id: start.id };
+    positions.remember(source.table, orgId, version, page.offset, position);
+    return pageAfter(position);
+  });
+  return remembered(found);
 }

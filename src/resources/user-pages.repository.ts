@@ -14,7 +14,9 @@ import {
   type ListQuery,
   type ListResult,
   listStatement,
+  type PositionRow,
   pageRows,
+  positionAt,
 } from './list-query.js';
 import type { PagePositions } from './page-positions.js';
 import type { StoredUser } from './users.js';
@@ -99,6 +101,13 @@ export function userPageStatement(query: ListQuery, groups = false): Statement<P
   });
 }
 
+/** The user at the offset of a page of one row, by its sort key and id (list-query.ts positionAt). */
+export function userPositionStatement(query: ListQuery): Statement<PositionRow> {
+  return listStatement<PositionRow>('users', 'position', query, (db) =>
+    positionAt(db, matchingUsers(db, query), 'users', query),
+  );
+}
+
 /** One page of the organization's users that match the query, and how many match in all. */
 export async function listUsers(
   db: Kysely<DB>,
@@ -118,5 +127,6 @@ export async function listUsers(
     page: (read) => userPageStatement(read, options.groups),
     toItem: pagedRowToUser,
     positions: options.positions,
+    positionAt: userPositionStatement,
   });
 }

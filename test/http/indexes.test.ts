@@ -9,7 +9,11 @@ import { compileSortKey, resolveSort } from '../../src/filter/sort.js';
 import { groupPageStatement } from '../../src/resources/groups.repository.js';
 import { groupStorage } from '../../src/resources/groups.storage.js';
 import { type ListQuery, listValues } from '../../src/resources/list-query.js';
-import { userPageStatement, userStorage } from '../../src/resources/user-pages.repository.js';
+import {
+  userPageStatement,
+  userPositionStatement,
+  userStorage,
+} from '../../src/resources/user-pages.repository.js';
 import { resourceTypes } from '../../src/schema/registry.js';
 import { type Harness, type Tenant, useHarness } from '../helpers/harness.js';
 
@@ -165,6 +169,29 @@ it('a cursor page deep into the organization reads the creation-order index, not
   // A range on the index (the keyset), not a walk from the start that filters rows out.
   expect(text).toMatch(/"Index Cond":"[^"]*created_at[^"]*"/);
   expect(outerNodeTypes(text)).not.toContain('Sort');
+});
+
+it('walks to a deep startIndex on the creation-order index alone, not through the table', async () => {
+  // As autovacuum leaves a table: most of its pages marked all-visible.
+  await sql`vacuum analyze users`.execute(harness.database.db);
+  const unfiltered: ListQuery = {
+    filter: undefined,
+    sortKey: compileSortKey(resolveSort(resourceTypes.User, undefined), userStorage, 'created_at'),
+    descending: false,
+    page: { kind: 'offset', offset: 3999, limit: 1 },
+  };
+  const planned = await explain(userPositionStatement(unfiltered), unfiltered, true);
+  const text = JSON.stringify(planned);
+  expect(text).toContain('"Node Type":"Index Only Scan"');
+  expect(text).toContain('users_org_created');
+  expect(text).toMatch(/"Actual Rows":4000/);
+  expect(text).not.toMatch(/"Node Type":"(Seq Scan|Sort|Index Scan)"/);
+  // The walk's row is the page's start: the 4,000th user in creation order.
+  const [row] = (
+    await userPositionStatement(unfiltered).run(harness.database.db, listValues(t.orgId, unfiltered))
+  ).rows;
+  const page = (await t.get('/Users?attributes=id&startIndex=4000&count=1').expect(200)).body.Resources;
+  expect(row?.id).toBe(page[0].id);
 });
 
 it("reads each listed user's groups through the membership index, in the same query", async () => {
