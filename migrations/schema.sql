@@ -516,21 +516,25 @@ CREATE OR REPLACE FUNCTION scim_access_revoke(p_org uuid, p_user uuid)
  LANGUAGE plpgsql
 AS $function$
     begin
-      with gone as (
-        delete from user_roles h where h.org_id = p_org and h.user_id = p_user returning h.role
-      )
-      insert into changes (org_id, type, resource_type, resource_id, data)
-      select p_org, 'user.roles_changed', 'User', p_user,
-        jsonb_build_object('roles', '[]'::jsonb, 'added', '[]'::jsonb, 'removed', jsonb_agg(g.role order by g.role))
-      from gone g having count(*) > 0;
-      with gone as (
-        delete from user_entitlements h where h.org_id = p_org and h.user_id = p_user returning h.entitlement
-      )
-      insert into changes (org_id, type, resource_type, resource_id, data)
-      select p_org, 'user.entitlements_changed', 'User', p_user,
-        jsonb_build_object('entitlements', '[]'::jsonb, 'added', '[]'::jsonb,
-          'removed', jsonb_agg(g.entitlement order by g.entitlement))
-      from gone g having count(*) > 0;
+      if exists (select 1 from user_roles h where h.org_id = p_org and h.user_id = p_user) then
+        with gone as (
+          delete from user_roles h where h.org_id = p_org and h.user_id = p_user returning h.role
+        )
+        insert into changes (org_id, type, resource_type, resource_id, data)
+        select p_org, 'user.roles_changed', 'User', p_user,
+          jsonb_build_object('roles', '[]'::jsonb, 'added', '[]'::jsonb, 'removed', jsonb_agg(g.role order by g.role))
+        from gone g having count(*) > 0;
+      end if;
+      if exists (select 1 from user_entitlements h where h.org_id = p_org and h.user_id = p_user) then
+        with gone as (
+          delete from user_entitlements h where h.org_id = p_org and h.user_id = p_user returning h.entitlement
+        )
+        insert into changes (org_id, type, resource_type, resource_id, data)
+        select p_org, 'user.entitlements_changed', 'User', p_user,
+          jsonb_build_object('entitlements', '[]'::jsonb, 'added', '[]'::jsonb,
+            'removed', jsonb_agg(g.entitlement order by g.entitlement))
+        from gone g having count(*) > 0;
+      end if;
     end
     $function$;
 
