@@ -24,6 +24,7 @@ import * as accessWithoutCatalogue from './2026-12-08T00-00_access-without-catal
 import * as rolesGrantPlannedOnce from './2026-12-09T00-00_roles-grant-planned-once.js';
 import * as usersOrderCoversDeprovisioning from './2026-12-10T00-00_users-order-covers-deprovisioning.js';
 import * as revokeOnlyHeld from './2026-12-10T01-00_revoke-only-held.js';
+import * as memberAccessProbeFirst from './2026-12-10T02-00_member-access-probe-first.js';
 
 // Every migration, by name; Kysely runs them in name order. Add new files here, then run `npm run schema`:
 // schema.sql beside them shows what the migrations build (the latest text of every table and function).
@@ -53,4 +54,5 @@ export const migrations: Record<string, Migration> = {
   '2026-12-09T00-00_roles-grant-planned-once': rolesGrantPlannedOnce,
   '2026-12-10T00-00_users-order-covers-deprovisioning': usersOrderCoversDeprovisioning,
   '2026-12-10T01-00_revoke-only-held': revokeOnlyHeld,
+  '2026-12-10T02-00_member-access-probe-first': memberAccessProbeFirst,
 };

@@ -553,6 +553,11 @@ AS $function$
     declare
       r record;
     begin
+      -- A statement that added no member (a removal) costs one probe.
+      perform 1 from added_members limit 1;
+      if not found then
+        return null;
+      end if;
       perform scim_roles_share(array(select distinct t.org_id from added_members t));
       -- Without any mapping (most environments), one probe.
       if not exists (select 1 from role_mappings) then
@@ -637,6 +642,11 @@ AS $function$
     declare
       r record;
     begin
+      -- A statement that removed no member (an add, a create) costs one probe.
+      perform 1 from removed_members limit 1;
+      if not found then
+        return null;
+      end if;
       perform scim_roles_share(array(select distinct t.org_id from removed_members t));
       if not exists (select 1 from user_roles) then
         return null;
