@@ -5,7 +5,7 @@ import type { AuditEntry } from '../audit/audit.js';
 import { AUDIT_BATCH_COLUMNS, auditBatchWritten, auditValues } from '../audit/audit.repository.js';
 import { MEMBER_USER_KEY, rethrowDuplicateKey, violatedForeignKey } from '../db/constraints.js';
 import { isUuid } from '../db/ids.js';
-import { param, statement, unestimatedParam } from '../db/statement.js';
+import { param, type Statement, statement, unestimatedParam } from '../db/statement.js';
 import type { DB, GroupsTable } from '../db/tables.js';
 import { batchRows, WriteBatches } from '../db/write-batches.js';
 import { compileCondition } from '../filter/compile.js';
@@ -13,7 +13,15 @@ import { COUNT_OF, countRows } from './counts.repository.js';
 import { membersAreUsers, memberValues, sentMembers } from './group-members.repository.js';
 import type { NewMember, StoredGroup } from './groups.js';
 import { groupLastModified, groupStorage } from './groups.storage.js';
-import { collectPage, type ListQuery, type ListResult, listStatement, pageRows } from './list-query.js';
+import {
+  collectPage,
+  type ListQuery,
+  type ListResult,
+  listStatement,
+  type PositionRow,
+  pageRows,
+  positionAt,
+} from './list-query.js';
 import type { PagePositions } from './page-positions.js';
 import type { ScimResource } from './validate.js';
 
@@ -227,6 +235,13 @@ export function groupPageStatement(query: ListQuery) {
   );
 }
 
+/** The group at the offset of a page of one row, by its sort key and id (list-query.ts positionAt). */
+export function groupPositionStatement(query: ListQuery): Statement<PositionRow> {
+  return listStatement<PositionRow>('groups', 'position', query, (db) =>
+    positionAt(db, matchingGroups(db, query), 'groups', query),
+  );
+}
+
 export async function listGroups(
   db: Kysely<DB>,
   orgId: string,
@@ -244,6 +259,6 @@ export async function listGroups(
         : COUNT_OF.groups,
     page: (read) => groupPageStatement(read),
     toItem: (row) => rowToGroup(row as Parameters<typeof rowToGroup>[0]),
-    positions,
+    positioning: positions && { positions, positionAt: groupPositionStatement },
   });
 }

@@ -217,10 +217,16 @@ export interface PageSource<R extends PagedRow, T> {
   readonly count: () => Statement<{ total: string | number | bigint; version?: string | number | bigint }>;
   readonly page: (query: ListQuery) => Statement<R>;
   readonly toItem: (row: R) => T;
-  /** Where pages start, remembered by this process (page-positions.ts); without it, each page is read by OFFSET. */
-  readonly positions?: PagePositions | undefined;
+  /** Where index pages start (Positioning); without it, each page is read by OFFSET. */
+  readonly positioning?: Positioning | undefined;
+}
+
+/** How a list finds where an index page starts. */
+interface Positioning {
+  /** Where pages started and ended, remembered by this process (page-positions.ts). */
+  readonly positions: PagePositions;
   /** The row at the offset of a page of one row (positionAt), for walks to where a page starts. */
-  readonly positionAt?: (query: ListQuery) => Statement<PositionRow>;
+  readonly positionAt: (query: ListQuery) => Statement<PositionRow>;
 }
 
 /** Runs the count and the page and shapes the result. */
@@ -235,10 +241,8 @@ export async function collectPage<R extends PagedRow, T>(
   const rows = async () => (await source.page(query).run(db, values)).rows;
   const { page } = query;
   if (page.limit === 0) return { items: [], total: await total(), more: false };
-  const { positions, positionAt } = source;
-  if (page.kind === 'offset' && !query.filter && query.sortKey.notNull && positions && positionAt) {
-    const walk = { positions, positionAt };
-    return shape(query, source, await positionedPage(db, orgId, query, page, source, walk));
+  if (page.kind === 'offset' && !query.filter && query.sortKey.notNull && source.positioning) {
+    return shape(query, source, await positionedPage(db, orgId, query, page, source, source.positioning));
   }
   const fromStart = page.kind === 'offset' ? page.offset === 0 : page.after === undefined;
   let found: R[];
@@ -281,9 +285,8 @@ async function positionedPage<R extends PagedRow, T>(
   query: ListQuery,
   page: Extract<PageRequest, { kind: 'offset' }>,
   source: PageSource<R, T>,
-  walk: { positions: PagePositions; positionAt: (query: ListQuery) => Statement<PositionRow> },
+  { positions, positionAt }: Positioning,
 ): Promise<{ found: R[]; count: number }> {
-  const { positions, positionAt } = walk;
   const counted = (await source.count().run(db, listValues(orgId, query))).rows[0]!;
   const count = Number(counted.total);
   const version = String(counted.version);

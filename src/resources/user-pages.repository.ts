@@ -126,7 +126,6 @@ export async function listUsers(
         : COUNT_OF.users,
     page: (read) => userPageStatement(read, options.groups),
     toItem: pagedRowToUser,
-    positions: options.positions,
-    positionAt: userPositionStatement,
+    positioning: options.positions && { positions: options.positions, positionAt: userPositionStatement },
   });
 }

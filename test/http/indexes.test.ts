@@ -6,7 +6,7 @@ import { parseFilter } from '../../src/filter/parse.js';
 import { planFilter } from '../../src/filter/plan.js';
 import { resolveFilter } from '../../src/filter/resolve.js';
 import { compileSortKey, resolveSort } from '../../src/filter/sort.js';
-import { groupPageStatement } from '../../src/resources/groups.repository.js';
+import { groupPageStatement, groupPositionStatement } from '../../src/resources/groups.repository.js';
 import { groupStorage } from '../../src/resources/groups.storage.js';
 import { type ListQuery, listValues } from '../../src/resources/list-query.js';
 import {
@@ -171,28 +171,34 @@ it('a cursor page deep into the organization reads the creation-order index, not
   expect(outerNodeTypes(text)).not.toContain('Sort');
 });
 
-it('walks to a deep startIndex on the creation-order index alone, not through the table', async () => {
-  // As autovacuum leaves a table: most of its pages marked all-visible.
-  await sql`vacuum analyze users`.execute(harness.database.db);
-  const unfiltered: ListQuery = {
-    filter: undefined,
-    sortKey: compileSortKey(resolveSort(resourceTypes.User, undefined), userStorage, 'created_at'),
-    descending: false,
-    page: { kind: 'offset', offset: 3999, limit: 1 },
-  };
-  const planned = await explain(userPositionStatement(unfiltered), unfiltered, true);
-  const text = JSON.stringify(planned);
-  expect(text).toContain('"Node Type":"Index Only Scan"');
-  expect(text).toContain('users_org_created');
-  expect(text).toMatch(/"Actual Rows":4000/);
-  expect(text).not.toMatch(/"Node Type":"(Seq Scan|Sort|Index Scan)"/);
-  // The walk's row is the page's start: the 4,000th user in creation order.
-  const [row] = (
-    await userPositionStatement(unfiltered).run(harness.database.db, listValues(t.orgId, unfiltered))
-  ).rows;
-  const page = (await t.get('/Users?attributes=id&startIndex=4000&count=1').expect(200)).body.Resources;
-  expect(row?.id).toBe(page[0].id);
-});
+it.each([
+  ['User', 'users_org_created', userStorage, userPositionStatement, userPageStatement],
+  ['Group', 'groups_org_created', groupStorage, groupPositionStatement, groupPageStatement],
+] as const)(
+  'walks to a deep startIndex of %ss on the creation-order index alone, not through the table',
+  async (type, index, storage, positionStatement, pageStatement) => {
+    // As autovacuum leaves a table: most of its pages marked all-visible.
+    await sql`vacuum analyze users, groups`.execute(harness.database.db);
+    const unfiltered: ListQuery = {
+      filter: undefined,
+      sortKey: compileSortKey(resolveSort(resourceTypes[type], undefined), storage, 'created_at'),
+      descending: false,
+      page: { kind: 'offset', offset: 3999, limit: 1 },
+    };
+    const planned = await explain(positionStatement(unfiltered), unfiltered, true);
+    const text = JSON.stringify(planned);
+    expect(text).toContain('"Node Type":"Index Only Scan"');
+    expect(text).toContain(index);
+    expect(text).toMatch(/"Actual Rows":4000/);
+    expect(text).not.toMatch(/"Node Type":"(Seq Scan|Sort|Index Scan)"/);
+    // The walk's row is the page's start: the 4,000th in creation order, as OFFSET reads it.
+    const db = harness.database.db;
+    const [row] = (await positionStatement(unfiltered).run(db, listValues(t.orgId, unfiltered))).rows;
+    const [offset] = (await pageStatement(unfiltered).run(db, listValues(t.orgId, unfiltered))).rows;
+    expect(row?.id).toBeDefined();
+    expect(row?.id).toBe(offset?.id);
+  },
+);
 
 it("reads each listed user's groups through the membership index, in the same query", async () => {
   const text = await plan('userName eq "user42@corp.example"');
