@@ -152,15 +152,20 @@ export function stop(server: Server): Promise<void> {
   });
 }
 
-const warmed = new WeakSet<Server>();
+/** The scenarios each server has been warmed on. */
+const warmed = new WeakMap<Server, Set<string>>();
 
 /**
  * Unrecorded load first, so the JIT has compiled the hot paths before anything is measured: longer
- * for a process's first scenario than for the ones after it.
+ * for a process's first scenario than for the ones after it, and none for a `scenario` this process
+ * has already been warmed on (its code is compiled; a long-lived server measures it again).
  */
-export async function warmUp(server: Server, token: string, setup: Setup): Promise<void> {
+export async function warmUp(server: Server, token: string, setup: Setup, scenario?: string): Promise<void> {
+  const seen = warmed.get(server) ?? new Set<string>();
+  if (scenario !== undefined && seen.has(scenario)) return;
   const duration = warmed.has(server) ? WARM_UP : Math.max(WARM_UP, FIRST_WARM_UP);
-  warmed.add(server);
+  warmed.set(server, seen);
+  if (scenario !== undefined) seen.add(scenario);
   await autocannon({
     url: server.origin,
     connections: CONNECTIONS,

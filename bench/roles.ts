@@ -1,8 +1,7 @@
-// Roles: what a mapping from a group to a role costs. In the rounds, a member add to the
-// 100,000-member group while it is mapped to a role (the mapping put just before, taken away just
-// after, so that no other scenario runs with one); and once, mapping that group: from the PUT of the
-// mapping until every member's role is in the read model and in the feed, while another
-// organization's lookup runs under load.
+// Roles: what a mapping from a group to a role costs. Mapping the 100,000-member group, from the
+// PUT of the mapping until every member's role is in the read model and in the feed, while another
+// organization's lookup runs under load; while it is mapped, the work the bench measures on a
+// mapped group (a member add); then taking the mapping away.
 import autocannon from 'autocannon';
 import { type Kysely, sql } from 'kysely';
 import type { DB } from '../src/db/tables.js';
@@ -11,8 +10,6 @@ import { BENCH_ROLE, type Seeded } from './seed.js';
 
 export const mappingName = (members: number) => `Mapping a ${members}-member group to a role`;
 
-/** Users whose memberships one PATCH removes. */
-const REMOVE_AT_ONCE = 1_000;
 /** Seconds of lookup load before the mapping, to compare its p99 with the one during the mapping. */
 export const BEFORE_S = 5;
 const BEFORE_MS = BEFORE_S * 1000;
@@ -105,68 +102,27 @@ async function activeMembers(db: Kysely<DB>, seeded: Seeded): Promise<number> {
 }
 
 /**
- * Removes the spare users from the big group, by SCIM (a PATCH of a value list, as Entra removes
- * members), so that a member add runs on the seeded group whatever ran before it in the round.
+ * Numbers what the feed holds after `cursor` and vacuums what a mapping rewrote, so that what it
+ * leaves behind is not left to the work after it.
  */
-async function removeSpareMembers({ server, seeded }: RolesContext): Promise<void> {
-  for (let i = 0; i < seeded.spare.length; i += REMOVE_AT_ONCE) {
-    const res = await fetch(`${server.origin}/scim/v2/${seeded.orgId}/Groups/${seeded.bigGroup}`, {
-      method: 'PATCH',
-      headers: { authorization: `Bearer ${seeded.token}`, 'content-type': 'application/scim+json' },
-      body: JSON.stringify({
-        schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
-        Operations: [
-          {
-            op: 'remove',
-            path: 'members',
-            value: seeded.spare.slice(i, i + REMOVE_AT_ONCE).map((u) => ({ value: u.id })),
-          },
-        ],
-      }),
-    });
-    if (!res.ok) throw new Error(`PATCH remove members: ${res.status} ${await res.text()}`);
-  }
-}
-
-/**
- * Maps the big group to BENCH_ROLE (mapped) or takes the mapping away, and waits until the feed has
- * every member's change: what the mapping leaves behind (numbering its changes, dead rows) is not
- * left to the scenario after it. Returns the seconds until the PUT's answer and until the feed's.
- */
-async function remap(context: RolesContext, mapped: boolean): Promise<{ put: number; feed: number }> {
-  const after = await feedEnd(context);
-  // The changes to wait for: a role for each active member, or the role taken from each holder.
-  const members = await (mapped ? activeMembers : membersWithRole)(context.db, context.seeded);
-  const started = performance.now();
-  await putMapping(context, mapped);
-  const answered = performance.now();
-  const read = await readRoleChanges(context, after, members, mapped);
-  // Taking it away also changes the members the scenario added: numbered too, before what follows.
-  await feedEnd(context, read.cursor);
+async function settle(context: RolesContext, cursor: string): Promise<void> {
+  await feedEnd(context, cursor);
   await sql`vacuum analyze users, user_roles, group_members, changes`.execute(context.db);
-  return { put: (answered - started) / 1000, feed: (read.at - started) / 1000 };
 }
 
 /**
- * Around the mapped member add: the spare users earlier scenarios of the round added to the big group
- * are removed, the group mapped; after it, the mapping taken away and its spare members removed again,
- * so that the scenarios after it run as if it had not.
+ * Takes the mapping away and waits until the feed has the role taken from every holder. Returns the
+ * seconds until the PUT's answer and until the feed's.
  */
-export function mappedAdd(context: RolesContext) {
-  return {
-    before: async () => {
-      await removeSpareMembers(context);
-      const { put, feed } = await remap(context, true);
-      console.log(
-        `  mapped the ${context.seeded.users.length}-member group: PUT ${put.toFixed(1)} s, feed ${feed.toFixed(1)} s`,
-      );
-    },
-    after: async () => {
-      const { put, feed } = await remap(context, false);
-      console.log(`  unmapped it: PUT ${put.toFixed(1)} s, feed ${feed.toFixed(1)} s`);
-      await removeSpareMembers(context);
-    },
-  };
+async function unmap(context: RolesContext): Promise<{ put: number; feed: number }> {
+  const after = await feedEnd(context);
+  const holders = await membersWithRole(context.db, context.seeded);
+  const started = performance.now();
+  await putMapping(context, false);
+  const answered = performance.now();
+  const read = await readRoleChanges(context, after, holders, false);
+  await settle(context, read.cursor);
+  return { put: (answered - started) / 1000, feed: (read.at - started) / 1000 };
 }
 
 export interface MappingFigures {
@@ -189,15 +145,17 @@ const percentile = (sorted: readonly number[], q: number) =>
 /**
  * Maps the big group to BENCH_ROLE while `lookup` (another organization's, with its token) runs from
  * CONNECTIONS connections: BEFORE_MS of it first, then the PUT, then until a reader of the feed has
- * every member's change. Each lookup's latency is kept with the time it was answered.
+ * every member's change. Each lookup's latency is kept with the time it was answered. Then, with
+ * the lookups stopped and the mapping settled, `whileMapped`; then the mapping is taken away.
  */
 export async function measureMapping(
   context: RolesContext,
-  lookup: { token: string; setup: Setup },
+  lookup: { name: string; token: string; setup: Setup },
+  whileMapped: () => Promise<void>,
 ): Promise<MappingFigures> {
   const { server, seeded, db } = context;
   const members = await activeMembers(db, seeded);
-  await warmUp(server, lookup.token, lookup.setup);
+  await warmUp(server, lookup.token, lookup.setup, lookup.name);
   const answers: { at: number; ms: number }[] = [];
   let errors = 0;
   let finished: () => void = () => {};
@@ -227,7 +185,7 @@ export async function measureMapping(
     await putMapping(context, true);
     const answered = performance.now();
     const inReadModel = await membersWithRole(db, seeded);
-    const { at: read } = await readRoleChanges(context, after, members, true);
+    const { at: read, cursor } = await readRoleChanges(context, after, members, true);
     load.stop();
     await done;
     const latencies = (from: number, to: number) =>
@@ -237,7 +195,9 @@ export async function measureMapping(
         .sort((a, b) => a - b);
     const before = latencies(started - BEFORE_MS, started);
     const during = latencies(started, read);
-    const unmap = await remap(context, false);
+    await settle(context, cursor);
+    await whileMapped();
+    const away = await unmap(context);
     return {
       members,
       putSeconds: round1((answered - started) / 1000),
@@ -250,7 +210,7 @@ export async function measureMapping(
         during: during.length,
         errors,
       },
-      unmap: { putSeconds: round1(unmap.put), feedSeconds: round1(unmap.feed) },
+      unmap: { putSeconds: round1(away.put), feedSeconds: round1(away.feed) },
     };
   } finally {
     load.stop();

@@ -15,6 +15,7 @@ import {
   type Setup,
   warmUp,
 } from './measure.js';
+import { CREATE } from './scenarios.js';
 import { type Seeded, userAttributes } from './seed.js';
 
 interface Arrival {
@@ -182,7 +183,7 @@ export async function measureWebhooks(
   const receiverMsPerPost: number[] = [];
   let latencies: number[] = [];
   try {
-    await warmUp(server, seeded.scratch.token, post);
+    await warmUp(server, seeded.scratch.token, post, CREATE);
     for (let turn = 0; turn < 3; turn++) {
       withoutEndpoint.push(
         await load('POST /Users, no webhook endpoint', server, seeded.scratch.token, post, { base: writes }),
