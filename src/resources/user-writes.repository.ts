@@ -114,6 +114,12 @@ const textOf = (attribute: string) =>
   `case when jsonb_typeof(batch.value -> '${attribute}') = 'string' then batch.value ->> '${attribute}' end`;
 
 /**
+ * The batch's users by key, as the index's own condition: joined to the batch alone, whose size
+ * Postgres cannot foresee, an organization of a few thousand users was read whole for each batch.
+ */
+const batchKeys = sql<SqlBool>`users.id = any(array(select id from batch))`;
+
+/**
  * A batch of writes of users' attributes with their audit entries, in one statement; each user as
  * written, with its groups. A merge reads the row it updates (a concurrent write is merged into, not
  * overwritten); a write given a version applies only to a row still at it. meta.lastModified stays
@@ -148,6 +154,7 @@ const updateUsersStatement = statement((db) =>
         })
         .where('users.org_id', '=', param('org'))
         .where(sql<SqlBool>`users.id = batch.id`)
+        .where(batchKeys)
         .where('users.deprovisioned_at', 'is', null)
         .where(sql<SqlBool>`(batch.version is null or users.xmin = batch.version::xid)`)
         .returning([
@@ -231,6 +238,7 @@ const deprovisioning = (set: UpdateObject<DB, 'users'>) =>
           .set(set)
           .where('users.org_id', '=', param('org'))
           .where(sql<SqlBool>`users.id = batch.id`)
+          .where(batchKeys)
           .where('users.deprovisioned_at', 'is', null)
           .returning(['users.org_id', 'users.id']),
       )
@@ -250,6 +258,7 @@ const deleteUsersStatement = statement((db) =>
         .using('batch')
         .where('users.org_id', '=', param('org'))
         .where(sql<SqlBool>`users.id = batch.id`)
+        .where(batchKeys)
         .where('users.deprovisioned_at', 'is', null)
         .returning(['users.org_id', 'users.id']),
     )
@@ -272,27 +281,31 @@ const removals = (remove: Statement<{ id: string }>) =>
     apart: (a, b) => a.id === b.id,
   });
 
+/** The statements that write users already there, by what they do. */
+export const userWriteStatements = {
+  update: updateUsersStatement,
+  deactivate: deprovisioning({
+    deprovisioned_at: sql<Date>`batch.at`,
+    updated_at: sql<Date>`batch.at`,
+    active: sql<boolean>`false`,
+    data: sql<string>`jsonb_set(users.data, '{active}', 'false'::jsonb)`,
+  }),
+  anonymize: deprovisioning({
+    deprovisioned_at: sql<Date>`batch.at`,
+    updated_at: sql<Date>`batch.at`,
+    active: sql<boolean>`false`,
+    user_name: sql<string>`'deprovisioned-' || users.id`,
+    external_id: sql<null>`null`,
+    display_name: sql<null>`null`,
+    data: sql<string>`'{"active": false}'::jsonb`,
+  }),
+  delete: deleteUsersStatement,
+} as const;
+
 const removalsOf = () => ({
-  deactivate: removals(
-    deprovisioning({
-      deprovisioned_at: sql<Date>`batch.at`,
-      updated_at: sql<Date>`batch.at`,
-      active: sql<boolean>`false`,
-      data: sql<string>`jsonb_set(users.data, '{active}', 'false'::jsonb)`,
-    }),
-  ),
-  anonymize: removals(
-    deprovisioning({
-      deprovisioned_at: sql<Date>`batch.at`,
-      updated_at: sql<Date>`batch.at`,
-      active: sql<boolean>`false`,
-      user_name: sql<string>`'deprovisioned-' || users.id`,
-      external_id: sql<null>`null`,
-      display_name: sql<null>`null`,
-      data: sql<string>`'{"active": false}'::jsonb`,
-    }),
-  ),
-  delete: removals(deleteUsersStatement),
+  deactivate: removals(userWriteStatements.deactivate),
+  anonymize: removals(userWriteStatements.anonymize),
+  delete: removals(userWriteStatements.delete),
 });
 
 /**

@@ -15,6 +15,7 @@ import {
   userPositionStatement,
   userStorage,
 } from '../../src/resources/user-pages.repository.js';
+import { userWriteStatements } from '../../src/resources/user-writes.repository.js';
 import { resourceTypes } from '../../src/schema/registry.js';
 import { type Harness, type Tenant, useHarness } from '../helpers/harness.js';
 
@@ -117,6 +118,17 @@ function subPlans(text: string): string {
   };
   walk((JSON.parse(text) as { Plan: PlanNode }[])[0]!.Plan);
   return JSON.stringify(found);
+}
+
+/** The tables a plan reads whole (Seq Scan), subplans and CTEs included. */
+function seqScanned(plan: unknown): string[] {
+  const found: string[] = [];
+  const walk = (node: PlanNode & { 'Relation Name'?: string }): void => {
+    if (node['Node Type'] === 'Seq Scan') found.push(node['Relation Name']!);
+    for (const child of node.Plans ?? []) walk(child);
+  };
+  for (const root of plan as { Plan: PlanNode }[]) walk(root.Plan);
+  return found;
 }
 
 it.each([
@@ -242,6 +254,23 @@ it("checks a group write's members by each user's key, not by reading the organi
   expect(await ok(sent)).toBe(true);
   expect(await ok(values([...users.map((u) => u.id), '2819c223-7f76-453a-919d-413861904646']))).toBe(false);
 });
+
+it.each(Object.entries(userWriteStatements))(
+  "finds the users of a batch's %s by key, not by reading the organization's users",
+  async (_, write) => {
+    const { rows } = await sql<{ id: string }>`
+    select id from users where org_id = ${t.orgId} order by created_at limit 3`.execute(harness.database.db);
+    const bound = write.bind({
+      org: t.orgId,
+      batch: JSON.stringify(rows.map((u, n) => ({ n, id: u.id, at: new Date().toISOString() }))),
+    });
+    const result = await harness.database.db.executeQuery<{ 'QUERY PLAN': unknown }>(
+      CompiledQuery.raw(`explain (format json) ${bound.sql}`, [...bound.parameters]),
+    );
+    expect(JSON.stringify(result.rows[0]!['QUERY PLAN'])).toContain('users_pkey');
+    expect(seqScanned(result.rows[0]!['QUERY PLAN'])).not.toContain('users');
+  },
+);
 
 it('answers the seeded lookups over HTTP', async () => {
   const res = await t.get('/Users?filter=userName%20eq%20%22User42@Corp.Example%22').expect(200);
