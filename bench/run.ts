@@ -53,6 +53,7 @@ import {
   addMemberName,
   CREATE,
   CREATE_GROUP,
+  CREATE_GROUP_OF_3,
   customLookup,
   DELETE_USER,
   LOOKUP,
@@ -96,7 +97,16 @@ const ADD_BEFORE_MAPPING = `${BIG_ADD}, before the mapping`;
 const ADD_AFTER_MAPPING = `${BIG_ADD}, after it was taken away`;
 const MAPPING = mappingName(USERS);
 /** The writes measured in rounds, turned by one place each round. */
-const ROUND_WRITES = [CREATE, PATCH_USER, PUT_USER, DELETE_USER, CREATE_GROUP, BIG_ADD, SMALL_ADD];
+const ROUND_WRITES = [
+  CREATE,
+  PATCH_USER,
+  PUT_USER,
+  DELETE_USER,
+  CREATE_GROUP,
+  CREATE_GROUP_OF_3,
+  BIG_ADD,
+  SMALL_ADD,
+];
 /** Scenarios with a target against the lookup's rate, and against POST /Users'. */
 const FIRST_PAGE = 'GET /Users page of 100, first page';
 const DEEP = Math.max(1, USERS - 9_999);
@@ -106,7 +116,7 @@ const VERSUS_LOOKUP = [FIRST_PAGE, DEEP_PAGE];
 const STANDARD_LOOKUP = 'GET /Users?filter=userName eq, no schema of its own';
 const CUSTOM_USERNAME_LOOKUP = 'GET /Users?filter=userName eq, with a schema of its own';
 const CUSTOM_LOOKUP = 'GET /Users?filter=urn:…:costCenter eq (custom string)';
-const VERSUS_POST = [PATCH_USER, PUT_USER, DELETE_USER, CREATE_GROUP, BIG_ADD];
+const VERSUS_POST = [PATCH_USER, PUT_USER, DELETE_USER, CREATE_GROUP, CREATE_GROUP_OF_3, BIG_ADD];
 /** Writes measured again in each round with the change feed's triggers off. */
 const FEED_COMPARED = [CREATE, PATCH_USER];
 /** The lookup in a scimd that records no sync activity (SYNC_ACTIVITY=false): what recording costs. */

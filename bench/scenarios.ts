@@ -25,6 +25,7 @@ export const PATCH_USER = 'PATCH /Users/{id} (active toggle)';
 export const PUT_USER = 'PUT /Users/{id} (Okta profile push)';
 export const DELETE_USER = 'DELETE /Users/{id} (deactivate)';
 export const CREATE_GROUP = 'POST /Groups';
+export const CREATE_GROUP_OF_3 = 'POST /Groups with 3 members';
 export const addMemberName = (members: number) => `PATCH add 1 member, ${members}-member group`;
 /** The same add while the group is mapped to a role (measured between mapping it and taking it away). */
 export const mappedAddName = (members: number) => `${addMemberName(members)} mapped to a role`;
@@ -48,6 +49,23 @@ export function roundScenarios(seeded: Seeded, bigGroupSize: number): Scenario[]
   };
   let groupIndex = 0;
   let doomedIndex = 0;
+  // Members from the end of the doomed users: DELETE removes them from the start, and a round's undo
+  // brings them back.
+  const memberPool = seeded.scratch.doomed.slice(-10_000);
+  const newGroup = (members: number) => (req: Request) =>
+    Object.assign(req, {
+      method: 'POST',
+      path: `${writes}/Groups`,
+      body: JSON.stringify({
+        schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'],
+        displayName: `Bench group ${randomBytes(4).toString('hex')}-${++groupIndex}`,
+        ...(members > 0 && {
+          members: Array.from({ length: members }, (_, i) => ({
+            value: memberPool[(groupIndex * members + i) % memberPool.length],
+          })),
+        }),
+      }),
+    });
   return [
     { name: CREATE, org: 'writes', setup: creator(writes) },
     {
@@ -86,19 +104,8 @@ export function roundScenarios(seeded: Seeded, bigGroupSize: number): Scenario[]
           path: `${writes}/Users/${seeded.scratch.doomed[doomedIndex++ % seeded.scratch.doomed.length]}`,
         }),
     },
-    {
-      name: CREATE_GROUP,
-      org: 'writes',
-      setup: (req) =>
-        Object.assign(req, {
-          method: 'POST',
-          path: `${writes}/Groups`,
-          body: JSON.stringify({
-            schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'],
-            displayName: `Bench group ${randomBytes(4).toString('hex')}-${++groupIndex}`,
-          }),
-        }),
-    },
+    { name: CREATE_GROUP, org: 'writes', setup: newGroup(0) },
+    { name: CREATE_GROUP_OF_3, org: 'writes', setup: newGroup(3) },
     {
       name: addMemberName(bigGroupSize),
       org: 'seeded',
