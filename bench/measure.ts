@@ -146,6 +146,8 @@ export async function start(command: string[], env: Record<string, string>): Pro
 }
 
 export function stop(server: Server): Promise<void> {
+  // A process that has already ended would never say so again.
+  if (server.child.exitCode !== null || server.child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     server.child.once('exit', () => resolve());
     server.child.kill('SIGTERM');

@@ -101,6 +101,33 @@ async function activeMembers(db: Kysely<DB>, seeded: Seeded): Promise<number> {
   return rows[0]!.n;
 }
 
+/** Users whose memberships one PATCH removes. */
+const REMOVE_AT_ONCE = 1_000;
+
+/**
+ * Removes the spare users from the big group, by SCIM (a PATCH of a value list, as Entra removes
+ * members), so that the next member add puts in users not yet in it.
+ */
+export async function removeSpareMembers({ server, seeded }: RolesContext): Promise<void> {
+  for (let i = 0; i < seeded.spare.length; i += REMOVE_AT_ONCE) {
+    const res = await fetch(`${server.origin}/scim/v2/${seeded.orgId}/Groups/${seeded.bigGroup}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${seeded.token}`, 'content-type': 'application/scim+json' },
+      body: JSON.stringify({
+        schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+        Operations: [
+          {
+            op: 'remove',
+            path: 'members',
+            value: seeded.spare.slice(i, i + REMOVE_AT_ONCE).map((u) => ({ value: u.id })),
+          },
+        ],
+      }),
+    });
+    if (!res.ok) throw new Error(`PATCH remove members: ${res.status} ${await res.text()}`);
+  }
+}
+
 /**
  * Numbers what the feed holds after `cursor` and vacuums what a mapping rewrote, so that what it
  * leaves behind is not left to the work after it.

@@ -48,7 +48,7 @@ import {
   stop,
   warmUp,
 } from './measure.js';
-import { BEFORE_S, type MappingFigures, mappingName, measureMapping } from './roles.js';
+import { BEFORE_S, type MappingFigures, mappingName, measureMapping, removeSpareMembers } from './roles.js';
 import {
   addMemberName,
   CREATE,
@@ -524,8 +524,9 @@ interface Mapped extends MappingFigures {
 /**
  * Mapping the big group to a role while the organization with a schema of its own is looked up by
  * userName (bench/roles.ts). A member add to the big group before the mapping, while it is mapped and
- * after it is taken away, one stretch each and one new member each request: the mapped add's ratio
- * is against the mean of the two unmapped ones around it, so that a drift of the machine weighs on
+ * after it is taken away, one stretch each, each from the first spare user (the spare users the one
+ * before put in are removed while the group is not mapped), one new member each request. The mapped
+ * add's ratio is against the mean of the two unmapped ones around it, so that a drift of the machine weighs on
  * both sides. In a scimd of its own: rewriting 100,000 members' roles under load is an operator's
  * rare act, and what it leaves in a process's heap is not the SCIM load's. Postgres only: the bench
  * counts the read model while scimd runs.
@@ -537,22 +538,25 @@ async function runMapping(
 ): Promise<Mapped | undefined> {
   if (!pgUrl || (!wanted(MAPPING) && !wanted(MAPPED_ADD))) return undefined;
   const server = await start([SCIMD], env);
-  const add = roundScenarios(seeded, USERS).find((s) => s.name === BIG_ADD)!;
   const base = `/scim/v2/${seeded.orgId}`;
   const adds: Row[] = [];
   const measureAdd = async (name: string) => {
     if (!wanted(MAPPED_ADD)) return;
+    const add = roundScenarios(seeded, USERS).find((s) => s.name === BIG_ADD)!;
     await warmUp(server, seeded.token, add.warmUp ?? add.setup, BIG_ADD);
     adds.push(await load(name, server, seeded.token, add.setup, { base }));
   };
   const database = await openDatabase({ ...place, statementTimeoutMs: 0 });
+  const context = { server, adminToken: ADMIN_TOKEN, seeded, db: database.db };
   try {
     await measureAdd(ADD_BEFORE_MAPPING);
+    await removeSpareMembers(context);
     const figures = await measureMapping(
-      { server, adminToken: ADMIN_TOKEN, seeded, db: database.db },
+      context,
       { name: CUSTOM_USERNAME_LOOKUP, token: seeded.custom.token, setup: customLookup(seeded, 'userName') },
       () => measureAdd(MAPPED_ADD),
     );
+    await removeSpareMembers(context);
     await measureAdd(ADD_AFTER_MAPPING);
     console.log(`${MAPPING}: ${mappingLine(figures)}`);
     return { ...figures, adds };
