@@ -69,7 +69,7 @@ import { measureWebhooks, type WebhookFigures } from './webhooks.js';
 
 const USERS = Number(process.env.BENCH_USERS ?? 100_000);
 const ROUNDS = Math.max(1, Math.floor(Number(process.env.BENCH_ROUNDS ?? 3)) || 3);
-/** The turns a round's lookups are measured in, side by side (runLookups). */
+/** The turns a round's lookups are measured in, side by side (lookupServers). */
 const TURNS = Math.max(1, Math.floor(Number(process.env.BENCH_TURNS ?? 4)) || 4);
 /** Users in no group, for the member adds: more than a scenario adds at 3,000 req/s. */
 const SPARE = 30_000;
@@ -259,7 +259,7 @@ function progress(what: string, roundsLeft?: { done: number; msPerRound: number 
 
 /**
  * The scenarios with targets against each other, ROUNDS times: the baselines and scimd's lookups
- * side by side (runLookups), then its writes, so that a slow stretch of a shared machine weighs on
+ * side by side (lookupServers), then its writes, so that a slow stretch of a shared machine weighs on
  * one round, not on one side of a ratio. Each round starts from the seeded data.
  */
 async function runRounds(

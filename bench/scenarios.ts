@@ -52,20 +52,22 @@ export function roundScenarios(seeded: Seeded, bigGroupSize: number): Scenario[]
   // Members from the end of the doomed users: DELETE removes them from the start, and a round's undo
   // brings them back.
   const memberPool = seeded.scratch.doomed.slice(-10_000);
-  const newGroup = (members: number) => (req: Request) =>
-    Object.assign(req, {
+  const newGroup = (members: number) => (req: Request) => {
+    const n = ++groupIndex;
+    return Object.assign(req, {
       method: 'POST',
       path: `${writes}/Groups`,
       body: JSON.stringify({
         schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'],
-        displayName: `Bench group ${randomBytes(4).toString('hex')}-${++groupIndex}`,
+        displayName: `Bench group ${randomBytes(4).toString('hex')}-${n}`,
         ...(members > 0 && {
           members: Array.from({ length: members }, (_, i) => ({
-            value: memberPool[(groupIndex * members + i) % memberPool.length],
+            value: memberPool[(n * members + i) % memberPool.length],
           })),
         }),
       }),
     });
+  };
   return [
     { name: CREATE, org: 'writes', setup: creator(writes) },
     {

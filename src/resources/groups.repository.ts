@@ -146,9 +146,9 @@ export class GroupWrites {
 
   /**
    * Writes the group, its members (distinct users) and the audit entry of its creation, and returns
-   * the group with its members as they are rendered; undefined
-   * when a member is not a user of the organization that is not deprovisioned (nothing is written
-   * then). Concurrent creates of an organization's groups share a statement. Throws DuplicateKeyError.
+   * the group with its members as they are rendered; undefined when a member is not a user of the
+   * organization that is not deprovisioned (nothing is written then). Concurrent creates of an
+   * organization's groups share a statement. Throws DuplicateKeyError.
    */
   insert(
     db: Kysely<DB>,
