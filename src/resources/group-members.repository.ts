@@ -39,17 +39,14 @@ export function memberValues(members: readonly NewMember[]): { user_id: string; 
 export const rolesTurn = () => sql`scim_roles_share(array[${param('org')}::uuid])`.as('roles_turn');
 
 /**
- * `from` the members in the list that are users of the organization (`org`) not deprovisioned: each
- * member's user, looked up by key. The users are locked for share, which an update of them waits for:
- * a deprovisioning of one of them waits for the write (and then takes the new member row away), or
- * the write for it (and then finds the user gone). The roles turn comes first (rolesTurn). The lock
- * sits in a lateral subquery, which Postgres cannot merge into a join: as a join, it read every user
- * of an organization of a few thousand to match a handful of members.
+ * `from` the members in the list that are users of the organization (`org`) not deprovisioned, rows
+ * `m` joined to `users`. The users are locked for share, which an update of them waits for: a
+ * deprovisioning of one of them waits for the write (and then takes the new member row away), or the
+ * write for it (and then finds the user gone). The roles turn comes first (rolesTurn).
  */
 function memberUsers(list: Expression<unknown>) {
-  return sql`from ${rolesTurn()} cross join ${sentMembers(list)} cross join lateral (select from users
-    where users.org_id = ${param('org')} and users.id = m.user_id and users.deprovisioned_at is null
-    for share) as users`;
+  return sql`from ${rolesTurn()} cross join ${sentMembers(list)} join users on users.org_id = ${param('org')}
+    and users.id = m.user_id and users.deprovisioned_at is null for share of users`;
 }
 
 /** Whether every member in the list is a user of the organization (`org`) that is not deprovisioned. */

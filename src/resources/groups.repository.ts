@@ -11,7 +11,7 @@ import { batchRows, WriteBatches } from '../db/write-batches.js';
 import { compileCondition } from '../filter/compile.js';
 import { COUNT_OF, countRows } from './counts.repository.js';
 import { membersAreUsers, memberValues, sentMembers } from './group-members.repository.js';
-import type { NewMember, StoredGroup, StoredMember } from './groups.js';
+import type { NewMember, StoredGroup } from './groups.js';
 import { groupLastModified, groupStorage } from './groups.storage.js';
 import {
   collectPage,
@@ -61,18 +61,9 @@ interface NewGroup {
 }
 
 /**
- * Each written group's members as the answer renders them (group-members.repository.ts listMembers'
- * fields and order: a new group's members share their time, so by user), each user read by key.
- */
-const writtenMembers = sql<StoredMember[]>`(select coalesce(jsonb_agg((select jsonb_build_object(
-    'userId', u.id, 'display', joined.display, 'userDisplayName', u.display_name, 'userName', u.user_name)
-    from users u where u.org_id = ${param('org')} and u.id = joined.user_id) order by joined.user_id), '[]')
-  from joined where joined.group_id = written.id)`;
-
-/**
- * A batch of groups with their members, the count and their audit entries, in one statement; each
- * group as written, with its members. A group is written only if every member sent with it is a user
- * of the organization that is not deprovisioned (membersAreUsers).
+ * A batch of groups with their members, the count and their audit entries, in one statement. A
+ * group is written only if every member sent with it is a user of the organization that is not
+ * deprovisioned (membersAreUsers).
  */
 const insertGroupsStatement = statement((db) =>
   db
@@ -102,23 +93,16 @@ const insertGroupsStatement = statement((db) =>
         .expression(
           sql`select written.org_id, written.id, m.user_id, m.display, written.created_at
             from written join batch on batch.id = written.id cross join lateral ${sentMembers(sql.ref('batch.members'))}`,
-        )
-        .returning(['group_id', 'user_id', 'display']),
+        ),
     )
     .with('counted', countRows('groups', 1))
     .with('audited', auditBatchWritten('id'))
     .selectFrom('written')
-    .select([...visible, writtenMembers.as('members')]),
+    .select(visible),
 );
 
-/** A group as its creation wrote it, with its members as they are rendered. */
-export interface CreatedGroup {
-  readonly group: StoredGroup;
-  readonly members: StoredMember[];
-}
-
 const createsOf = () =>
-  new WriteBatches<NewGroup, CreatedGroup | undefined>({
+  new WriteBatches<NewGroup, StoredGroup | undefined>({
     row: (g) => ({
       id: g.id,
       ...groupValues(g.attributes),
@@ -134,7 +118,7 @@ const createsOf = () =>
       });
       if (!result) return [undefined];
       const { rows } = result;
-      const written = new Map(rows.map((row) => [row.id, { group: rowToGroup(row), members: row.members }]));
+      const written = new Map(rows.map((row) => [row.id, rowToGroup(row)]));
       return groups.map((g) => written.get(g.id));
     },
     weight: (g) => 1 + g.members.length,
@@ -145,10 +129,9 @@ export class GroupWrites {
   readonly #creates = createsOf();
 
   /**
-   * Writes the group, its members (distinct users) and the audit entry of its creation, and returns
-   * the group with its members as they are rendered; undefined when a member is not a user of the
-   * organization that is not deprovisioned (nothing is written then). Concurrent creates of an
-   * organization's groups share a statement. Throws DuplicateKeyError.
+   * Writes the group, its members (distinct users) and the audit entry of its creation; undefined
+   * when a member is not a user of the organization that is not deprovisioned (nothing is written
+   * then). Concurrent creates of an organization's groups share a statement. Throws DuplicateKeyError.
    */
   insert(
     db: Kysely<DB>,
@@ -158,7 +141,7 @@ export class GroupWrites {
     members: readonly NewMember[],
     now: Date,
     audit: AuditEntry,
-  ): Promise<CreatedGroup | undefined> {
+  ): Promise<StoredGroup | undefined> {
     return this.#creates.write(db, orgId, { id, attributes, members, at: now, audit });
   }
 }

@@ -92,8 +92,12 @@ export function registerGroupRoutes(router: Router<ScimState>): void {
       )
     ).body!;
     ctx.set('Location', `${ctx.state.baseUrl}/Groups/${group.id}`);
-    // The statement that wrote the members returned them as they are rendered: nothing to read again.
-    respond(ctx, 201, await render(ctx.state.db, ctx.state, group, projection, members));
+    // A group created without members is answered without reading them.
+    respond(
+      ctx,
+      201,
+      await render(ctx.state.db, ctx.state, group, projection, members.length === 0 ? [] : undefined),
+    );
   });
 
   router.get('/Groups/:id', ...guard, async (ctx) => {

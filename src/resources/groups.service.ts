@@ -176,7 +176,7 @@ export function separateMembers(attributes: ScimResource): { attributes: ScimRes
 
 /**
  * The group, its members (checked in the same statement) and its `audit` entry, in one statement;
- * its members as the answer renders them.
+ * its members as written, for the answer.
  */
 export async function createGroup(
   writes: ResourceWrites,
@@ -186,7 +186,7 @@ export async function createGroup(
   body: unknown,
   audit: (id: string) => AuditEntry,
   now = new Date(),
-): Promise<repo.CreatedGroup> {
+): Promise<{ group: StoredGroup; members: NewMember[] }> {
   const { attributes, members } = separateMembers(validateResource(type, 'create', body));
   const rows = memberRows(members);
   await refuseNonUuids(db, orgId, rows);
@@ -194,14 +194,15 @@ export async function createGroup(
   const insert = (db: Kysely<DB>) =>
     uniqueDisplayName(writes.groups.insert(db, orgId, id, attributes, rows, now, audit(id)));
   // One statement, unless a value must first be taken for uniqueness (custom-uniqueness.ts).
-  const created =
+  const group =
     uniqueAttributesOf(type).length === 0
       ? await insert(db)
       : await db.transaction().execute(async (trx) => {
           await claimUniqueValues(trx, orgId, type, attributes, undefined);
           return insert(trx);
         });
-  return created ?? refuseMembers(db, orgId, rows, 'created');
+  if (!group) return refuseMembers(db, orgId, rows, 'created');
+  return { group, members: rows };
 }
 
 export async function getGroup(db: Kysely<DB>, orgId: string, id: string): Promise<StoredGroup> {
